@@ -1,0 +1,2 @@
+//! Parser benchmark (filled in with the parser).
+fn main() {}
