@@ -13,6 +13,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod signal;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

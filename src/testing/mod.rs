@@ -1,0 +1,46 @@
+//! Mock servers that rate-limit like real ones, for your own tests.
+//!
+//! [wiremock](https://docs.rs/wiremock) responders (feature `testing`):
+//!
+//! - [`TokenBucket`]: bursts up to a capacity, then a steady rate.
+//! - [`FixedWindow`]: `limit` requests per window.
+//! - [`ThrottleThenOk`]: 429 for the first `n` requests, then 200.
+//!
+//! Each speaks any combination of the header dialects servers use:
+//! [`RetryAfterStyle`] says how a rejection announces when to come back
+//! (`Retry-After` seconds or date, `retry-after-ms`, `x-ms-retry-after-ms`,
+//! problem+json), and [`Dialect`] how every response describes the quota
+//! (`RateLimit-*` in each IETF draft shape, `X-RateLimit-*`). With neither,
+//! rejections are bare. Responders count what they [`received`](TokenBucket::received),
+//! [`admitted`](TokenBucket::admitted) and [`rejected`](TokenBucket::rejected),
+//! shared by all clones.
+//!
+//! They run on the real clock, as wiremock serves real sockets: never pair
+//! them with `tokio::time::pause`.
+//!
+//! ```
+//! use std::num::NonZeroU32;
+//! use courteous::testing::{Dialect, RetryAfterStyle, TokenBucket};
+//!
+//! // A server that answers like GitHub and says when to retry in ms.
+//! let bucket = TokenBucket::per_minute(NonZeroU32::new(60).unwrap())
+//!     .burst(NonZeroU32::new(10).unwrap())
+//!     .dialect(Dialect::XRateLimit)
+//!     .retry_after(RetryAfterStyle::ProblemJsonMillis);
+//! assert_eq!(bucket.received(), 0);
+//! ```
+
+mod builder;
+mod counters;
+mod fixed_window;
+mod shape;
+mod style;
+mod throttle_then_ok;
+mod token_bucket;
+
+pub use fixed_window::FixedWindow;
+pub use style::{Dialect, RetryAfterStyle};
+pub use throttle_then_ok::ThrottleThenOk;
+pub use token_bucket::TokenBucket;
+/// The wiremock version these responders implement [`wiremock::Respond`] for.
+pub use wiremock;
