@@ -1,0 +1,238 @@
+//! Finding the rate-limit fields of a response in one pass over its header
+//! names, and reading their values.
+//!
+//! The scan is what a plain response without rate-limit fields costs: one
+//! walk over the header names comparing a first byte, no hashing and no
+//! allocation.
+
+use std::cell::OnceCell;
+use std::time::SystemTime;
+
+use http::header::{DATE, HeaderMap, HeaderName, HeaderValue};
+
+/// A header field the parser reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Field {
+    RetryAfter,
+    RetryAfterMs,
+    XMsRetryAfterMs,
+    RateLimit,
+    RateLimitPolicy,
+    RateLimitLimit,
+    RateLimitRemaining,
+    RateLimitReset,
+    XRateLimitLimit,
+    XRateLimitRemaining,
+    XRateLimitReset,
+    XRateLimitResetAfter,
+    XRateLimitUsed,
+}
+
+const FIELD_COUNT: usize = 13;
+
+impl Field {
+    fn classify(name: &str) -> Option<Self> {
+        // Cheap reject first: every field we read starts with `r` or `x`.
+        if !matches!(name.as_bytes().first(), Some(b'r' | b'x')) {
+            return None;
+        }
+        Some(match name {
+            "retry-after" => Self::RetryAfter,
+            "retry-after-ms" => Self::RetryAfterMs,
+            "x-ms-retry-after-ms" => Self::XMsRetryAfterMs,
+            "ratelimit" => Self::RateLimit,
+            "ratelimit-policy" => Self::RateLimitPolicy,
+            "ratelimit-limit" => Self::RateLimitLimit,
+            "ratelimit-remaining" => Self::RateLimitRemaining,
+            "ratelimit-reset" => Self::RateLimitReset,
+            "x-ratelimit-limit" => Self::XRateLimitLimit,
+            "x-ratelimit-remaining" => Self::XRateLimitRemaining,
+            "x-ratelimit-reset" => Self::XRateLimitReset,
+            "x-ratelimit-reset-after" => Self::XRateLimitResetAfter,
+            "x-ratelimit-used" => Self::XRateLimitUsed,
+            _ => return None,
+        })
+    }
+}
+
+/// The rate-limit fields present in one response.
+pub(crate) struct Fields<'a> {
+    headers: &'a HeaderMap,
+    names: [Option<&'a HeaderName>; FIELD_COUNT],
+    any: bool,
+}
+
+impl<'a> Fields<'a> {
+    pub(crate) fn scan(headers: &'a HeaderMap) -> Self {
+        let mut names = [None; FIELD_COUNT];
+        let mut any = false;
+        for name in headers.keys() {
+            if let Some(field) = Field::classify(name.as_str()) {
+                names[field as usize] = Some(name);
+                any = true;
+            }
+        }
+        Self {
+            headers,
+            names,
+            any,
+        }
+    }
+
+    /// True when no rate-limit field is present.
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.any
+    }
+
+    pub(crate) fn has(&self, field: Field) -> bool {
+        self.names[field as usize].is_some()
+    }
+
+    /// Every line of `field`, in order.
+    pub(crate) fn values(&self, field: Field) -> impl Iterator<Item = &'a HeaderValue> + use<'a> {
+        let headers = self.headers;
+        self.names[field as usize]
+            .into_iter()
+            .flat_map(move |name| headers.get_all(name))
+    }
+
+    /// Every line of `field` that is valid UTF-8, trimmed; others are
+    /// dropped with a debug event.
+    pub(crate) fn lines(&self, field: Field) -> impl Iterator<Item = &'a str> + use<'a> {
+        self.values(field)
+            .filter_map(move |value| match value.to_str() {
+                Ok(text) => Some(text.trim()),
+                Err(_) => {
+                    ignored(field, value, "not visible ASCII");
+                    None
+                }
+            })
+    }
+
+    /// Every comma-separated element of every line of `field`, trimmed
+    /// (a proxy may have joined duplicated lines with commas).
+    pub(crate) fn elements(&self, field: Field) -> impl Iterator<Item = &'a str> + use<'a> {
+        self.lines(field)
+            .flat_map(|line| line.split(','))
+            .map(str::trim)
+    }
+
+    /// Every element of `field` parsed by `parse`; malformed ones are dropped
+    /// with a debug event.
+    pub(crate) fn parsed<T>(
+        &self,
+        field: Field,
+        parse: impl Fn(&str) -> Option<T> + 'a,
+    ) -> impl Iterator<Item = T> {
+        self.elements(field).filter_map(move |element| {
+            let parsed = parse(element);
+            if parsed.is_none() {
+                tracing::debug!(
+                    ?field,
+                    value = element,
+                    "ignoring malformed rate-limit value"
+                );
+            }
+            parsed
+        })
+    }
+}
+
+/// Logs a value the parser ignores.
+pub(crate) fn ignored(field: Field, value: &HeaderValue, why: &str) {
+    tracing::debug!(?field, ?value, why, "ignoring malformed rate-limit field");
+}
+
+/// The clock times are measured against: the response's own `Date` header
+/// when present and valid (so clock skew cancels), else the local clock.
+/// `Date` is parsed at most once, and only when a time needs it.
+pub(crate) struct Clock<'a> {
+    headers: &'a HeaderMap,
+    now: SystemTime,
+    reference: OnceCell<SystemTime>,
+}
+
+impl<'a> Clock<'a> {
+    pub(crate) fn new(headers: &'a HeaderMap, now: SystemTime) -> Self {
+        Self {
+            headers,
+            now,
+            reference: OnceCell::new(),
+        }
+    }
+
+    /// The moment the response was produced, on the clock its times use.
+    pub(crate) fn reference(&self) -> SystemTime {
+        *self.reference.get_or_init(|| {
+            self.headers
+                .get_all(DATE)
+                .iter()
+                .find_map(|value| {
+                    let parsed = value
+                        .to_str()
+                        .ok()
+                        .and_then(|text| httpdate::parse_http_date(text.trim()).ok());
+                    if parsed.is_none() {
+                        tracing::debug!(?value, "ignoring malformed Date header");
+                    }
+                    parsed
+                })
+                .unwrap_or(self.now)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_finds_only_rate_limit_fields() {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("text/plain"));
+        headers.insert("x-request-id", HeaderValue::from_static("abc"));
+        headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+        assert!(Fields::scan(&headers).is_empty());
+
+        headers.insert("RateLimit-Policy", HeaderValue::from_static("10;w=1"));
+        headers.append("x-ratelimit-used", HeaderValue::from_static("1"));
+        let fields = Fields::scan(&headers);
+        assert!(!fields.is_empty());
+        assert!(fields.has(Field::RateLimitPolicy));
+        assert!(fields.has(Field::XRateLimitUsed));
+        assert!(!fields.has(Field::RetryAfter));
+    }
+
+    #[test]
+    fn elements_split_lines_and_commas_and_skip_non_utf8() {
+        let mut headers = HeaderMap::new();
+        headers.append("x-ratelimit-remaining", HeaderValue::from_static(" 5, 7"));
+        headers.append(
+            "x-ratelimit-remaining",
+            HeaderValue::from_bytes(b"\xff9").unwrap(),
+        );
+        headers.append("x-ratelimit-remaining", HeaderValue::from_static("x, 3"));
+        let fields = Fields::scan(&headers);
+        let values: Vec<u64> = fields
+            .parsed(
+                Field::XRateLimitRemaining,
+                super::super::numbers::parse_integer,
+            )
+            .collect();
+        assert_eq!(values, [5, 7, 3]);
+    }
+
+    #[test]
+    fn clock_prefers_a_valid_date_header() {
+        let now = SystemTime::UNIX_EPOCH;
+        let mut headers = HeaderMap::new();
+        assert_eq!(Clock::new(&headers, now).reference(), now);
+        headers.append("date", HeaderValue::from_static("yesterday"));
+        headers.append(
+            "date",
+            HeaderValue::from_static("Sun, 06 Nov 1994 08:49:37 GMT"),
+        );
+        let expected = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+        assert_eq!(Clock::new(&headers, now).reference(), expected);
+    }
+}

@@ -1,0 +1,143 @@
+//! Drafts -00 … -07: one current state plus unnamed policies.
+//!
+//! The current state comes from the separate `RateLimit-Limit` /
+//! `-Remaining` / `-Reset` fields (-00 … -06) or the -07 dictionary
+//! `RateLimit: limit=100, remaining=50, reset=5`. Unnamed policies come from
+//! `RateLimit-Policy: 100;w=60` (-05 … -07) and from the members after the
+//! first of `RateLimit-Limit: 10, 10;w=1, 50;w=60` (-00 … -04; `window=` in
+//! -00). A policy whose quota equals the current limit is the current one: it
+//! lends its window to the current state instead of being listed twice.
+//!
+//! Duplicated lines of `RateLimit-Remaining` keep the smallest value and of
+//! `RateLimit-Reset` the largest (the polite reading). `RateLimit-Reset`
+//! above one year of seconds is read as an epoch timestamp, as some servers
+//! that predate the drafts send one.
+
+use std::time::Duration;
+
+use super::super::fields::{Clock, Field, Fields};
+use super::super::numbers::{
+    count_from_bare_item, parse_integer, parse_seconds, reset_from_seconds, seconds_from_bare_item,
+};
+use super::super::quota::{Quota, QuotaSource};
+use super::{item, structured_list};
+
+/// An unnamed policy: quota and window.
+struct Policy {
+    quota: u64,
+    window: Option<Duration>,
+    taken: bool,
+}
+
+fn policy(entry: &sfv::ListEntry) -> Option<Policy> {
+    let item = item(entry)?;
+    let quota = count_from_bare_item(&item.bare_item)?;
+    let window = item
+        .params
+        .get("w")
+        .or_else(|| item.params.get("window"))
+        .and_then(seconds_from_bare_item);
+    Some(Policy {
+        quota,
+        window,
+        taken: false,
+    })
+}
+
+/// Appends the legacy current states and their unnamed policies.
+pub(super) fn read(
+    fields: &Fields<'_>,
+    clock: &Clock<'_>,
+    policy_field: &sfv::List,
+    dictionary: Option<&sfv::Dictionary>,
+    out: &mut Vec<Quota>,
+) {
+    let mut policies: Vec<Policy> = policy_field.iter().filter_map(policy).collect();
+    let mut currents = [
+        dictionary.and_then(from_dictionary),
+        separate(fields, clock, &mut policies),
+    ];
+    if currents.iter().all(Option::is_none) && policies.is_empty() {
+        return;
+    }
+    let source = currents
+        .iter()
+        .flatten()
+        .map(Quota::source)
+        .next()
+        .unwrap_or(QuotaSource::IetfSeparate);
+    for current in currents.iter_mut().flatten() {
+        if current.window().is_some() {
+            continue;
+        }
+        let matching = policies
+            .iter_mut()
+            .find(|policy| Some(policy.quota) == current.limit() && policy.window.is_some());
+        if let Some(policy) = matching {
+            policy.taken = true;
+            current.set_window(policy.window);
+        }
+    }
+    out.extend(currents.into_iter().flatten());
+    for policy in policies.into_iter().filter(|policy| !policy.taken) {
+        let mut quota = Quota::new(source).with_limit(policy.quota);
+        quota.set_window(policy.window);
+        out.push(quota);
+    }
+}
+
+/// The -07 `RateLimit` dictionary.
+fn from_dictionary(dictionary: &sfv::Dictionary) -> Option<Quota> {
+    let value = |key: &str| match dictionary.get(key) {
+        Some(sfv::ListEntry::Item(item)) => Some(&item.bare_item),
+        _ => None,
+    };
+    let limit = value("limit").and_then(count_from_bare_item);
+    let remaining = value("remaining").and_then(count_from_bare_item);
+    let reset = value("reset").and_then(seconds_from_bare_item);
+    if limit.is_none() && remaining.is_none() && reset.is_none() {
+        tracing::debug!(
+            ?dictionary,
+            "ignoring a RateLimit dictionary without limit/remaining/reset"
+        );
+        return None;
+    }
+    let mut quota = Quota::new(QuotaSource::IetfDictionary);
+    quota.set_limit(limit);
+    quota.set_remaining(remaining);
+    quota.set_reset(reset);
+    Some(quota)
+}
+
+/// The separate fields; the members after the first of `RateLimit-Limit`
+/// are added to `policies`.
+fn separate(fields: &Fields<'_>, clock: &Clock<'_>, policies: &mut Vec<Policy>) -> Option<Quota> {
+    let mut limit = None;
+    let mut window = None;
+    if let Some(list) = structured_list(fields, Field::RateLimitLimit) {
+        let mut members = list.iter().filter_map(policy);
+        if let Some(first) = members.next() {
+            limit = Some(first.quota);
+            window = first.window;
+        }
+        policies.extend(members);
+    } else if fields.has(Field::RateLimitLimit) {
+        limit = fields.parsed(Field::RateLimitLimit, parse_integer).min();
+    }
+    let remaining = fields
+        .parsed(Field::RateLimitRemaining, parse_integer)
+        .min();
+    let reset = fields
+        .parsed(Field::RateLimitReset, parse_seconds)
+        .max()
+        .map(|reset| reset_from_seconds(reset, || clock.reference()));
+    if limit.is_none() && remaining.is_none() && reset.is_none() {
+        return None;
+    }
+    let mut quota = Quota::new(QuotaSource::IetfSeparate);
+    quota.set_limit(limit);
+    quota.set_remaining(remaining);
+    quota.set_reset(reset);
+    quota.set_window(window);
+    Some(quota)
+}

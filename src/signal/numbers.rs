@@ -1,0 +1,180 @@
+//! Number and time parsing that never panics, wraps or overflows.
+//!
+//! Integers saturate at `u64::MAX`; durations saturate at [`Duration::MAX`];
+//! anything that is not a plain non-negative number (`-1`, `+1`, `1e3`,
+//! `NaN`, `inf`, ` 1 2`) is rejected.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// One year of seconds: a `Reset` above this is an epoch timestamp, not a delta.
+pub(crate) const EPOCH_THRESHOLD_SECS: u64 = 365 * 24 * 60 * 60;
+
+/// A `Reset` epoch at or above this many seconds (year 33658) is taken as
+/// epoch *milliseconds* (2001-09-09 onwards), which some servers send.
+pub(crate) const EPOCH_MILLIS_THRESHOLD_SECS: u64 = 1_000_000_000_000;
+
+/// `1*DIGIT`, saturating at `u64::MAX`.
+pub(crate) fn parse_integer(text: &str) -> Option<u64> {
+    if text.is_empty() {
+        return None;
+    }
+    text.bytes().try_fold(0u64, |value, byte| {
+        byte.is_ascii_digit().then(|| {
+            value
+                .saturating_mul(10)
+                .saturating_add(u64::from(byte - b'0'))
+        })
+    })
+}
+
+/// `1*DIGIT [ "." 1*DIGIT ]` seconds; digits past nanoseconds are dropped.
+pub(crate) fn parse_seconds(text: &str) -> Option<Duration> {
+    let (whole, fraction) = match text.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (text, None),
+    };
+    let secs = parse_integer(whole)?;
+    let mut nanos = 0u32;
+    if let Some(fraction) = fraction {
+        if fraction.is_empty() || !fraction.bytes().all(|byte| byte.is_ascii_digit()) {
+            return None;
+        }
+        let mut scale = 100_000_000u32;
+        for byte in fraction.bytes().take(9) {
+            nanos += u32::from(byte - b'0') * scale;
+            scale /= 10;
+        }
+    }
+    // nanos < 1e9, so `Duration::new` cannot carry into (and overflow) secs.
+    Some(Duration::new(secs, nanos))
+}
+
+/// Seconds given as a JSON-style float: finite and non-negative, saturating.
+pub(crate) fn seconds_from_f64(secs: f64) -> Option<Duration> {
+    if !secs.is_finite() || secs < 0.0 {
+        return None;
+    }
+    Some(Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
+}
+
+/// Seconds from a structured-field integer or decimal (negative rejected).
+pub(crate) fn seconds_from_bare_item(item: &sfv::BareItem) -> Option<Duration> {
+    match item {
+        sfv::BareItem::Integer(value) => u64::try_from(i64::from(*value))
+            .ok()
+            .map(Duration::from_secs),
+        sfv::BareItem::Decimal(value) => {
+            let millis = u64::try_from(i64::from(value.as_integer_scaled_1000())).ok()?;
+            Some(Duration::from_millis(millis))
+        }
+        _ => None,
+    }
+}
+
+/// A non-negative structured-field integer.
+pub(crate) fn count_from_bare_item(item: &sfv::BareItem) -> Option<u64> {
+    item.as_integer()
+        .and_then(|value| u64::try_from(i64::from(value)).ok())
+}
+
+/// The wait until `at`, measured against `reference`; zero when `at` is past.
+pub(crate) fn until(at: SystemTime, reference: SystemTime) -> Duration {
+    at.duration_since(reference).unwrap_or(Duration::ZERO)
+}
+
+/// A `Reset` value: a delta when at most one year, else an epoch timestamp
+/// (seconds, or milliseconds when implausibly far for seconds) measured
+/// against `reference`. Saturates at [`Duration::MAX`].
+pub(crate) fn reset_from_seconds(
+    value: Duration,
+    reference: impl FnOnce() -> SystemTime,
+) -> Duration {
+    if value <= Duration::from_secs(EPOCH_THRESHOLD_SECS) {
+        return value;
+    }
+    let since_epoch = if value.as_secs() >= EPOCH_MILLIS_THRESHOLD_SECS {
+        value / 1000
+    } else {
+        value
+    };
+    match UNIX_EPOCH.checked_add(since_epoch) {
+        Some(at) => until(at, reference()),
+        None => Duration::MAX,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_plain_digits_and_saturate() {
+        assert_eq!(parse_integer("0"), Some(0));
+        assert_eq!(parse_integer("120"), Some(120));
+        assert_eq!(parse_integer("007"), Some(7));
+        assert_eq!(parse_integer("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_integer(&"9".repeat(40)), Some(u64::MAX));
+        for bad in ["", "-1", "+1", "1.5", "1e3", "NaN", "inf", " 1", "1 2", "٣"] {
+            assert_eq!(parse_integer(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn seconds_accept_fractions_and_saturate() {
+        assert_eq!(parse_seconds("1.25"), Some(Duration::from_millis(1250)));
+        assert_eq!(parse_seconds("64.57"), Some(Duration::from_millis(64_570)));
+        assert_eq!(parse_seconds("0.0000000019"), Some(Duration::from_nanos(1)));
+        assert_eq!(parse_seconds("3"), Some(Duration::from_secs(3)));
+        let huge = parse_seconds(&format!("{}.999999999", "9".repeat(40)));
+        assert_eq!(huge, Some(Duration::MAX));
+        for bad in ["", ".5", "1.", "-1.5", "1.5.2", "1,5", "NaN", "1e3"] {
+            assert_eq!(parse_seconds(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn floats_reject_nan_infinity_and_negatives() {
+        assert_eq!(seconds_from_f64(0.05), Some(Duration::from_millis(50)));
+        assert_eq!(seconds_from_f64(1e300), Some(Duration::MAX));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.5] {
+            assert_eq!(seconds_from_f64(bad), None);
+        }
+    }
+
+    #[test]
+    fn small_resets_are_deltas_large_ones_epochs() {
+        let reference = UNIX_EPOCH + Duration::from_secs(1_798_761_000);
+        let delta = reset_from_seconds(Duration::from_secs(60), || unreachable!());
+        assert_eq!(delta, Duration::from_secs(60));
+        let epoch = reset_from_seconds(Duration::from_secs(1_798_761_600), || reference);
+        assert_eq!(epoch, Duration::from_secs(600));
+        let millis = reset_from_seconds(Duration::from_secs(1_798_761_600_500), || reference);
+        assert_eq!(millis, Duration::from_millis(600_500));
+        let past = reset_from_seconds(Duration::from_secs(1_700_000_000), || reference);
+        assert_eq!(past, Duration::ZERO);
+        let far = reset_from_seconds(Duration::MAX, || reference);
+        assert!(far > Duration::from_secs(1_000_000_000));
+    }
+
+    #[test]
+    fn bare_items_reject_negatives() {
+        let item = |text: &str| -> sfv::BareItem {
+            let item: sfv::Item = sfv::Parser::new(text).parse().unwrap();
+            item.bare_item
+        };
+        assert_eq!(
+            seconds_from_bare_item(&item("30")),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            seconds_from_bare_item(&item("1.5")),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(seconds_from_bare_item(&item("-1")), None);
+        assert_eq!(seconds_from_bare_item(&item("-0.5")), None);
+        assert_eq!(seconds_from_bare_item(&item("\"5\"")), None);
+        assert_eq!(count_from_bare_item(&item("5")), Some(5));
+        assert_eq!(count_from_bare_item(&item("-5")), None);
+        assert_eq!(count_from_bare_item(&item("5.0")), None);
+    }
+}

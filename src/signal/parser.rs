@@ -1,0 +1,132 @@
+//! [`SignalParser`]: options and the entry point that runs every dialect.
+
+use std::time::SystemTime;
+
+use http::{HeaderMap, StatusCode};
+
+use super::fields::{Clock, Fields};
+use super::value::Signal;
+use super::{ietf, problem, retry_after, x_ratelimit};
+
+/// Parses rate-limit signals; holds the options.
+///
+/// ```
+/// use courteous::signal::SignalParser;
+/// use http::{HeaderMap, HeaderValue, StatusCode};
+///
+/// let parser = SignalParser::new().body_limit(4096);
+/// let mut headers = HeaderMap::new();
+/// headers.insert("content-type", HeaderValue::from_static("application/problem+json"));
+/// let status = StatusCode::TOO_MANY_REQUESTS;
+/// assert!(parser.wants_body(status, &headers));
+///
+/// let body = br#"{"title":"Too Many Requests","status":429,"retry_after_ms":50}"#;
+/// let signal = parser.parse(status, &headers, Some(body));
+/// assert_eq!(signal.retry_after().unwrap().delay().as_millis(), 50);
+/// ```
+#[derive(Debug, Clone)]
+pub struct SignalParser {
+    body_limit: usize,
+}
+
+impl Default for SignalParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SignalParser {
+    /// Default cap on the body prefix read for problem+json hints: 64 KiB,
+    /// far above any real problem document and small enough to hold per request.
+    pub const DEFAULT_BODY_LIMIT: usize = 64 * 1024;
+
+    /// A parser with the default options.
+    pub fn new() -> Self {
+        Self {
+            body_limit: Self::DEFAULT_BODY_LIMIT,
+        }
+    }
+
+    /// Read at most this many bytes of a body for hints (default
+    /// [`DEFAULT_BODY_LIMIT`](Self::DEFAULT_BODY_LIMIT)); `0` never reads a body.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// The body prefix limit in force.
+    pub fn max_body_bytes(&self) -> usize {
+        self.body_limit
+    }
+
+    /// Whether a body with these headers may carry a hint worth reading:
+    /// an error status (4xx or 5xx, where RFC 9457 problem details live) with
+    /// a JSON media type (`application/json`, `application/problem+json`, any
+    /// `application/…+json`), and a non-zero body limit.
+    ///
+    /// Success bodies are never read: a `retry_after` member of a 200's JSON
+    /// is application data, not a hint.
+    pub fn wants_body(&self, status: StatusCode, headers: &HeaderMap) -> bool {
+        (status.is_client_error() || status.is_server_error())
+            && self.body_limit > 0
+            && problem::is_json(headers)
+    }
+
+    /// Parse a response, using the local clock only when a time has no
+    /// `Date` header to be measured against.
+    ///
+    /// `body` is a prefix of the response body (or all of it); it is read
+    /// only when [`wants_body`](Self::wants_body) says so, and only up to
+    /// [`max_body_bytes`](Self::max_body_bytes).
+    pub fn parse(&self, status: StatusCode, headers: &HeaderMap, body: Option<&[u8]>) -> Signal {
+        self.parse_at(status, headers, body, SystemTime::now())
+    }
+
+    /// [`parse`](Self::parse) with the local clock injected.
+    pub fn parse_at(
+        &self,
+        status: StatusCode,
+        headers: &HeaderMap,
+        body: Option<&[u8]>,
+        now: SystemTime,
+    ) -> Signal {
+        let problem = match body {
+            Some(body) if self.wants_body(status, headers) => {
+                problem::read(&body[..body.len().min(self.body_limit)])
+            }
+            _ => None,
+        };
+        let fields = Fields::scan(headers);
+        if fields.is_empty() && problem.is_none() {
+            return Signal::default();
+        }
+        let problem = problem.unwrap_or_default();
+        let clock = Clock::new(headers, now);
+
+        let [millis, x_ms_millis] = retry_after::millisecond_headers(&fields);
+        let hint = retry_after::decide(
+            retry_after::retry_after(&fields, &clock),
+            [
+                millis,
+                x_ms_millis,
+                problem.retry_after_ms,
+                problem.retry_after,
+            ],
+        );
+
+        let mut policies = Vec::new();
+        ietf::read(&fields, &clock, &mut policies);
+        policies.extend(x_ratelimit::read(&fields, &clock));
+        // A policy the server says was violated has nothing left, unless the
+        // headers said otherwise.
+        for quota in &mut policies {
+            let violated = quota
+                .name()
+                .is_some_and(|name| problem.violated_policies.iter().any(|v| v == name));
+            if violated && quota.remaining().is_none() {
+                quota.set_remaining(Some(0));
+            }
+        }
+        Signal::from_parts(hint, policies).with_violated_policies(problem.violated_policies)
+    }
+}

@@ -1,0 +1,267 @@
+//! One quota policy's state ([`Quota`]) and the binding-policy rule.
+
+use std::cmp::Reverse;
+use std::fmt;
+use std::time::Duration;
+
+/// The state of one quota policy.
+///
+/// Parsed quotas come from [`SignalParser`](super::SignalParser); tests and
+/// custom parsers can build one with [`Quota::new`] and the `with_*` setters.
+///
+/// ```
+/// use std::time::Duration;
+/// use courteous::signal::{Quota, QuotaSource};
+///
+/// let quota = Quota::new(QuotaSource::IetfList)
+///     .with_limit(100)
+///     .with_window(Duration::from_secs(60));
+/// assert_eq!(quota.rate(), Some(100.0 / 60.0));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quota {
+    name: Option<String>,
+    limit: Option<u64>,
+    remaining: Option<u64>,
+    reset: Option<Duration>,
+    window: Option<Duration>,
+    unit: QuotaUnit,
+    partition_key: Option<Vec<u8>>,
+    source: QuotaSource,
+}
+
+impl Quota {
+    /// An empty quota (nothing known yet) read from `source`.
+    pub fn new(source: QuotaSource) -> Self {
+        Self {
+            name: None,
+            limit: None,
+            remaining: None,
+            reset: None,
+            window: None,
+            unit: QuotaUnit::Requests,
+            partition_key: None,
+            source,
+        }
+    }
+
+    /// Sets the policy name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+    /// Sets the quota units allowed per window.
+    pub fn with_limit(mut self, limit: u64) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+    /// Sets the quota units left.
+    pub fn with_remaining(mut self, remaining: u64) -> Self {
+        self.remaining = Some(remaining);
+        self
+    }
+    /// Sets the time until the quota is restored.
+    pub fn with_reset(mut self, reset: Duration) -> Self {
+        self.reset = Some(reset);
+        self
+    }
+    /// Sets the policy window.
+    pub fn with_window(mut self, window: Duration) -> Self {
+        self.window = Some(window);
+        self
+    }
+    /// Sets what the quota counts.
+    pub fn with_unit(mut self, unit: QuotaUnit) -> Self {
+        self.unit = unit;
+        self
+    }
+    /// Sets the partition key.
+    pub fn with_partition_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.partition_key = Some(key.into());
+        self
+    }
+
+    /// The policy's name (IETF -08 and later), if any.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+    /// Quota units allowed per window (`q`, `RateLimit-Limit`, `X-RateLimit-Limit`).
+    pub fn limit(&self) -> Option<u64> {
+        self.limit
+    }
+    /// Quota units left in the current window.
+    pub fn remaining(&self) -> Option<u64> {
+        self.remaining
+    }
+    /// Time until the quota is restored, from the moment the response was received.
+    pub fn reset(&self) -> Option<Duration> {
+        self.reset
+    }
+    /// The policy window (`w`), if the server stated it.
+    pub fn window(&self) -> Option<Duration> {
+        self.window
+    }
+    /// What the quota counts (`qu`).
+    pub fn unit(&self) -> QuotaUnit {
+        self.unit
+    }
+    /// The partition key (`pk`), if any.
+    pub fn partition_key(&self) -> Option<&[u8]> {
+        self.partition_key.as_deref()
+    }
+    /// Which header dialect the quota was read from.
+    pub fn source(&self) -> QuotaSource {
+        self.source
+    }
+
+    /// The policy's sustained rate in quota units per second (`limit / window`),
+    /// when both are known and the window is not zero.
+    pub fn rate(&self) -> Option<f64> {
+        let window = self.window?.as_secs_f64();
+        if window > 0.0 {
+            Some(self.limit? as f64 / window)
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn set_remaining(&mut self, remaining: Option<u64>) {
+        self.remaining = remaining;
+    }
+    pub(crate) fn set_reset(&mut self, reset: Option<Duration>) {
+        self.reset = reset;
+    }
+    pub(crate) fn set_window(&mut self, window: Option<Duration>) {
+        self.window = window;
+    }
+    pub(crate) fn set_partition_key(&mut self, key: Option<Vec<u8>>) {
+        self.partition_key = key;
+    }
+    pub(crate) fn set_limit(&mut self, limit: Option<u64>) {
+        self.limit = limit;
+    }
+}
+
+/// What a quota counts (`qu` in the IETF drafts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum QuotaUnit {
+    /// Requests (the default).
+    #[default]
+    Requests,
+    /// Bytes of content.
+    ContentBytes,
+    /// Requests in flight at once.
+    ConcurrentRequests,
+    /// A unit this crate does not know.
+    Other,
+}
+
+impl QuotaUnit {
+    /// The unit named by a `qu` parameter value.
+    pub(crate) fn from_name(name: &str) -> Self {
+        match name {
+            "requests" => Self::Requests,
+            "content-bytes" => Self::ContentBytes,
+            "concurrent-requests" => Self::ConcurrentRequests,
+            _ => Self::Other,
+        }
+    }
+}
+
+/// Which header dialect a [`Quota`] was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum QuotaSource {
+    /// Separate `RateLimit-Limit` / `-Remaining` / `-Reset` (drafts -00 … -06).
+    IetfSeparate,
+    /// The `RateLimit` dictionary (draft -07).
+    IetfDictionary,
+    /// Lists of named policies in `RateLimit` / `RateLimit-Policy` (drafts -08 … -11).
+    IetfList,
+    /// `X-RateLimit-*` (GitHub style).
+    XRateLimit,
+}
+
+impl fmt::Display for QuotaSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::IetfSeparate => "RateLimit-Limit/-Remaining/-Reset",
+            Self::IetfDictionary => "RateLimit dictionary",
+            Self::IetfList => "RateLimit/RateLimit-Policy lists",
+            Self::XRateLimit => "X-RateLimit-*",
+        })
+    }
+}
+
+/// Index of the binding policy: least remaining (unknown remaining ranks
+/// last), ties to the longest reset (unknown reset ranks shortest), then to
+/// the policy listed first.
+pub(crate) fn binding_index(policies: &[Quota]) -> Option<usize> {
+    policies
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, quota)| {
+            (
+                quota.remaining.is_none(),
+                quota.remaining,
+                Reverse(quota.reset),
+            )
+        })
+        .map(|(index, _)| index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quota(remaining: Option<u64>, reset: Option<u64>) -> Quota {
+        let mut quota = Quota::new(QuotaSource::IetfList);
+        quota.remaining = remaining;
+        quota.reset = reset.map(Duration::from_secs);
+        quota
+    }
+
+    #[test]
+    fn least_remaining_binds() {
+        let policies = [
+            quota(Some(9), None),
+            quota(Some(3), None),
+            quota(Some(5), None),
+        ];
+        assert_eq!(binding_index(&policies), Some(1));
+    }
+
+    #[test]
+    fn ties_go_to_the_longest_reset_then_the_first_listed() {
+        let policies = [
+            quota(Some(0), Some(5)),
+            quota(Some(0), Some(60)),
+            quota(Some(0), Some(60)),
+            quota(Some(0), None),
+        ];
+        assert_eq!(binding_index(&policies), Some(1));
+    }
+
+    #[test]
+    fn unknown_remaining_ranks_after_known() {
+        let policies = [quota(None, Some(100)), quota(Some(1000), None)];
+        assert_eq!(binding_index(&policies), Some(1));
+        assert_eq!(binding_index(&[quota(None, None)]), Some(0));
+        assert_eq!(binding_index(&[]), None);
+    }
+
+    #[test]
+    fn rate_needs_limit_and_a_nonzero_window() {
+        let base = Quota::new(QuotaSource::IetfList);
+        assert_eq!(base.clone().with_limit(10).rate(), None);
+        assert_eq!(
+            base.clone().with_window(Duration::from_secs(1)).rate(),
+            None
+        );
+        let zero = base.clone().with_limit(10).with_window(Duration::ZERO);
+        assert_eq!(zero.rate(), None);
+        let rate = base.with_limit(10).with_window(Duration::from_millis(500));
+        assert_eq!(rate.rate(), Some(20.0));
+    }
+}

@@ -1,0 +1,143 @@
+//! The normalized result of parsing: [`Signal`], [`RetryHint`], [`HintSource`].
+
+use std::fmt;
+use std::time::Duration;
+
+use super::quota::{Quota, binding_index};
+
+/// Everything a response said about the server's rate limits.
+///
+/// Built by [`SignalParser::parse`](super::SignalParser::parse); other code
+/// (tests, custom parsers) can assemble one with [`Signal::from_parts`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Signal {
+    retry_after: Option<RetryHint>,
+    policies: Vec<Quota>,
+    binding: Option<usize>,
+    violated_policies: Vec<String>,
+}
+
+impl Signal {
+    /// A signal from a wait and a list of policies; the binding policy is
+    /// chosen by the same rule the parser uses (see [`Signal::quota`]).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use courteous::signal::{HintSource, Quota, QuotaSource, RetryHint, Signal};
+    ///
+    /// let signal = Signal::from_parts(
+    ///     Some(RetryHint::new(Duration::from_secs(2), HintSource::RetryAfterSeconds)),
+    ///     vec![
+    ///         Quota::new(QuotaSource::IetfList).with_name("burst").with_remaining(5),
+    ///         Quota::new(QuotaSource::IetfList).with_name("daily").with_remaining(0),
+    ///     ],
+    /// );
+    /// assert_eq!(signal.quota().and_then(|q| q.name()), Some("daily"));
+    /// ```
+    pub fn from_parts(retry_after: Option<RetryHint>, policies: Vec<Quota>) -> Self {
+        Self {
+            retry_after,
+            binding: binding_index(&policies),
+            policies,
+            violated_policies: Vec::new(),
+        }
+    }
+
+    pub(crate) fn with_violated_policies(mut self, names: Vec<String>) -> Self {
+        self.violated_policies = names;
+        self
+    }
+
+    /// The server-directed wait before the next request, if the response gave
+    /// one explicitly (`Retry-After`, a millisecond header, a problem body).
+    ///
+    /// An exhausted quota (`remaining == 0` with a reset) is *not* turned into
+    /// a wait here: read [`quota`](Self::quota) for that.
+    pub fn retry_after(&self) -> Option<&RetryHint> {
+        self.retry_after.as_ref()
+    }
+
+    /// The quota state of the binding policy: the one with the least
+    /// remaining quota; ties go to the longest reset, then to the policy
+    /// listed first. Policies whose remaining quota is unknown rank after
+    /// every policy whose remaining quota is known.
+    pub fn quota(&self) -> Option<&Quota> {
+        self.binding.and_then(|index| self.policies.get(index))
+    }
+
+    /// Every policy the response described, binding one included, in the
+    /// order: IETF named lists (-08 …), IETF dictionary (-07), IETF separate
+    /// fields (-00 … -06), `X-RateLimit-*`.
+    pub fn policies(&self) -> &[Quota] {
+        &self.policies
+    }
+
+    /// Policy names listed in `violated-policies` of an IETF problem body.
+    pub fn violated_policies(&self) -> &[String] {
+        &self.violated_policies
+    }
+
+    /// True when the response carried no rate-limit information at all.
+    pub fn is_empty(&self) -> bool {
+        self.retry_after.is_none() && self.policies.is_empty() && self.violated_policies.is_empty()
+    }
+}
+
+/// A server-directed wait and where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryHint {
+    delay: Duration,
+    source: HintSource,
+}
+
+impl RetryHint {
+    /// A wait of `delay` read from `source`.
+    pub fn new(delay: Duration, source: HintSource) -> Self {
+        Self { delay, source }
+    }
+
+    /// How long to wait, from the moment the response was received.
+    ///
+    /// This is the value the server sent, saturated at [`Duration::MAX`]
+    /// rather than wrapped; it is *not* capped. Capping absurd waits is the
+    /// caller's policy (the middleware does it).
+    pub fn delay(&self) -> Duration {
+        self.delay
+    }
+
+    /// Which field the wait was read from.
+    pub fn source(&self) -> HintSource {
+        self.source
+    }
+}
+
+/// Where a [`RetryHint`] was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HintSource {
+    /// `Retry-After: <delay-seconds>`.
+    RetryAfterSeconds,
+    /// `Retry-After: <HTTP-date>`.
+    RetryAfterDate,
+    /// `retry-after-ms` header.
+    RetryAfterMs,
+    /// `x-ms-retry-after-ms` header.
+    XMsRetryAfterMs,
+    /// `retry_after_ms` member of a problem+json body.
+    ProblemRetryAfterMs,
+    /// `retry_after` (seconds) member of a problem+json body.
+    ProblemRetryAfter,
+}
+
+impl fmt::Display for HintSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::RetryAfterSeconds => "Retry-After (seconds)",
+            Self::RetryAfterDate => "Retry-After (HTTP-date)",
+            Self::RetryAfterMs => "retry-after-ms",
+            Self::XMsRetryAfterMs => "x-ms-retry-after-ms",
+            Self::ProblemRetryAfterMs => "problem body retry_after_ms",
+            Self::ProblemRetryAfter => "problem body retry_after",
+        })
+    }
+}
