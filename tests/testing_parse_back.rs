@@ -1,0 +1,183 @@
+//! What the test kit's responders emit reads back, through the SDK's own
+//! parser, as the wait and quota they meant.
+#![cfg(feature = "testing")]
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use courteous::signal::{self, HintSource, QuotaSource, Signal};
+use courteous::testing::{Dialect, RetryAfterStyle, ThrottleThenOk, TokenBucket};
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer, Respond};
+
+fn nz(n: u32) -> NonZeroU32 {
+    NonZeroU32::new(n).expect("non-zero")
+}
+
+/// The signal of the first response a fresh mock server gives.
+async fn first_signal(responder: impl Respond + 'static) -> (u16, Signal) {
+    let server = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(responder)
+        .mount(&server)
+        .await;
+    let response = reqwest::get(server.uri()).await.expect("send");
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response.bytes().await.expect("body");
+    let signal = signal::parse(status, &headers, Some(&body));
+    (status.as_u16(), signal)
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+#[tokio::test]
+async fn every_hint_style_reads_back_as_its_wait() {
+    // 1.5 s announced: whole-second shapes round it up, never down.
+    let cases = [
+        (
+            RetryAfterStyle::Seconds,
+            HintSource::RetryAfterSeconds,
+            ms(2000),
+            ms(2000),
+        ),
+        // Date rounded up to the next second, measured from the floored `Date`.
+        (
+            RetryAfterStyle::HttpDate,
+            HintSource::RetryAfterDate,
+            ms(2000),
+            ms(3000),
+        ),
+        (
+            RetryAfterStyle::Millis,
+            HintSource::RetryAfterMs,
+            ms(1500),
+            ms(1500),
+        ),
+        (
+            RetryAfterStyle::XMsMillis,
+            HintSource::XMsRetryAfterMs,
+            ms(1500),
+            ms(1500),
+        ),
+        (
+            RetryAfterStyle::ProblemJsonMillis,
+            HintSource::ProblemRetryAfterMs,
+            ms(1500),
+            ms(1500),
+        ),
+        (
+            RetryAfterStyle::ProblemJsonSeconds,
+            HintSource::ProblemRetryAfter,
+            ms(1500),
+            ms(1500),
+        ),
+    ];
+    for (style, source, at_least, at_most) in cases {
+        let throttle = ThrottleThenOk::new(1).wait(ms(1500)).retry_after(style);
+        let (status, signal) = first_signal(throttle).await;
+        assert_eq!(status, 429);
+        let hint = signal
+            .retry_after()
+            .unwrap_or_else(|| panic!("{style:?}: no hint"));
+        assert_eq!(hint.source(), source, "{style:?}");
+        assert!(
+            (at_least..=at_most).contains(&hint.delay()),
+            "{style:?}: {:?} not in {at_least:?}..={at_most:?}",
+            hint.delay()
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_bare_rejection_reads_back_empty() {
+    let (status, signal) = first_signal(ThrottleThenOk::new(1)).await;
+    assert_eq!(status, 429);
+    assert!(signal.is_empty(), "{signal:?}");
+}
+
+#[tokio::test]
+async fn every_dialect_reads_back_as_the_bucket() {
+    // Three tokens, one a minute: the first response leaves 2, and the used
+    // token is 60 s away; a full bucket takes 180 s.
+    let cases = [
+        (Dialect::IetfSeparate, QuotaSource::IetfSeparate, false),
+        (
+            Dialect::IetfSeparateWithPolicy,
+            QuotaSource::IetfSeparate,
+            true,
+        ),
+        (Dialect::IetfDictionary, QuotaSource::IetfDictionary, true),
+        (Dialect::IetfList, QuotaSource::IetfList, true),
+        (Dialect::XRateLimit, QuotaSource::XRateLimit, false),
+        (
+            Dialect::XRateLimitResetAfter,
+            QuotaSource::XRateLimit,
+            false,
+        ),
+    ];
+    for (dialect, source, has_policy) in cases {
+        assert_eq!(dialect.states_policy(), has_policy, "{dialect:?}");
+        let bucket = TokenBucket::per_minute(nz(1)).burst(nz(3)).dialect(dialect);
+        let (status, signal) = first_signal(bucket).await;
+        assert_eq!(status, 200);
+        assert!(
+            signal.retry_after().is_none(),
+            "{dialect:?}: a hint on a 200"
+        );
+        let quota = signal
+            .quota()
+            .unwrap_or_else(|| panic!("{dialect:?}: no quota"));
+        assert_eq!(quota.source(), source, "{dialect:?}");
+        assert_eq!(quota.limit(), Some(3), "{dialect:?}");
+        assert_eq!(quota.remaining(), Some(2), "{dialect:?}");
+        let reset = quota
+            .reset()
+            .unwrap_or_else(|| panic!("{dialect:?}: no reset"));
+        // Epoch resets are whole seconds against a whole-second `Date`.
+        assert!(
+            (ms(59_000)..=ms(61_000)).contains(&reset),
+            "{dialect:?}: reset {reset:?}"
+        );
+        if has_policy {
+            assert_eq!(
+                quota.window(),
+                Some(Duration::from_secs(180)),
+                "{dialect:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_exhausted_bucket_says_zero_remaining_and_when_to_return() {
+    let bucket = TokenBucket::per_second(nz(20))
+        .dialect(Dialect::IetfList)
+        .retry_after(RetryAfterStyle::ProblemJsonMillis);
+    let server = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(bucket.clone())
+        .mount(&server)
+        .await;
+    let client = reqwest::Client::new();
+    let mut last = None;
+    while bucket.rejected() == 0 && bucket.received() < 100 {
+        last = Some(client.get(server.uri()).send().await.expect("send"));
+    }
+    let response = last.expect("a response");
+    assert_eq!(response.status(), 429);
+    let (status, headers) = (response.status(), response.headers().clone());
+    let body = response.bytes().await.unwrap();
+    let signal = signal::parse(status, &headers, Some(&body));
+    let quota = signal.quota().expect("quota");
+    assert_eq!(quota.remaining(), Some(0));
+    assert_eq!(quota.rate(), Some(20.0));
+    let hint = signal.retry_after().expect("hint");
+    assert!(
+        hint.delay() > Duration::ZERO && hint.delay() <= ms(50),
+        "{hint:?}"
+    );
+    assert_eq!(signal.violated_policies(), ["default"]);
+}
