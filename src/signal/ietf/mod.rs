@@ -71,3 +71,6 @@ fn item(entry: &sfv::ListEntry) -> Option<&sfv::Item> {
         sfv::ListEntry::InnerList(_) => None,
     }
 }
+
+#[cfg(test)]
+mod tests;
