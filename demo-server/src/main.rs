@@ -1,5 +1,94 @@
-//! demo-server: a Redis-backed rate-limited API (work in progress).
-fn main() {
-    eprintln!("demo-server: not built yet");
-    std::process::exit(2);
+//! `demo-server serve` / `demo-server bench`; see `--help`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use demo_server::bench::{self, BenchOptions};
+use demo_server::cli::{BenchArgs, Cli, Command, ServeArgs};
+use demo_server::redis_process::RedisServer;
+use demo_server::{AppState, Store};
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let result = match Cli::parse().command {
+        Command::Serve(args) => serve(args).await,
+        Command::Bench(args) => run_bench(args).await,
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("demo-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let config = args.server_config()?;
+    let store = Store::from_url(args.redis.as_deref()).await?;
+    let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    let policy = config.policy();
+    println!(
+        "demo-server: listening on http://{}, store: {}, {} limit {} per {:?}, headers {:?}, fail {:?}",
+        listener.local_addr()?,
+        store.describe(),
+        policy.algorithm(),
+        policy.limit(),
+        policy.window(),
+        args.headers,
+        args.fail,
+    );
+    let state = AppState::new(config, store);
+    demo_server::serve(listener, state, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
+    Ok(())
+}
+
+async fn run_bench(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
+    // Keep the child alive for the whole run; it is killed on drop.
+    let mut child = None;
+    let store = match args.redis.as_deref() {
+        Some(url) => Store::redis(url).await?,
+        None => match RedisServer::start() {
+            Ok(server) => {
+                let store = Store::redis(&server.url()).await?;
+                child = Some(server);
+                store
+            }
+            Err(e) => {
+                eprintln!("demo-server: {e}; measuring the embedded store");
+                Store::memory()
+            }
+        },
+    };
+    eprintln!("demo-server: bench on {}", store.describe());
+    let options = BenchOptions {
+        iterations: args.iterations.max(1),
+        limit: args.limit.max(1),
+        window: Duration::from_secs_f64(args.window.clamp(0.001, 3600.0)),
+        memory_limits: if args.no_memory {
+            Vec::new()
+        } else {
+            BenchOptions::default().memory_limits
+        },
+        ..BenchOptions::default()
+    };
+    let report = bench::run(&store, &options).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{report}");
+    }
+    drop(child);
+    Ok(())
 }

@@ -1,0 +1,229 @@
+//! The HTTP API: `GET /` (and `/api`) rate-limited, `GET /stats`, `GET /healthz`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::identity::IdentityConfig;
+use crate::limiter::{Limiter, Verdict};
+use crate::stats::{Outcome, Stats};
+use crate::{FailMode, HeaderStyle, KeySpace, Policy, Store, headers, problem};
+
+/// How long a client is told to wait when the limiter is down and fails closed.
+pub const UNAVAILABLE_RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// Everything a replica needs besides the store. Defaults: header style `all`,
+/// fail open, deadline and in-flight bound of [`Limiter`], `X-Client-Id` /
+/// `X-Api-Key` identities, key space `courteous:v1`.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    policy: Policy,
+    headers: HeaderStyle,
+    fail: FailMode,
+    deadline: Duration,
+    max_in_flight: usize,
+    identity: IdentityConfig,
+    keys: KeySpace,
+}
+
+impl ServerConfig {
+    /// Defaults around a policy.
+    pub fn new(policy: Policy) -> Self {
+        Self {
+            policy,
+            headers: HeaderStyle::default(),
+            fail: FailMode::default(),
+            deadline: Limiter::DEFAULT_DEADLINE,
+            max_in_flight: Limiter::DEFAULT_MAX_IN_FLIGHT,
+            identity: IdentityConfig::default(),
+            keys: KeySpace::default(),
+        }
+    }
+    /// Header dialect.
+    pub fn headers(mut self, style: HeaderStyle) -> Self {
+        self.headers = style;
+        self
+    }
+    /// Failure policy.
+    pub fn fail(mut self, fail: FailMode) -> Self {
+        self.fail = fail;
+        self
+    }
+    /// Per-check deadline.
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+    /// Checks in flight per replica.
+    pub fn max_in_flight(mut self, permits: usize) -> Self {
+        self.max_in_flight = permits;
+        self
+    }
+    /// Where identities come from.
+    pub fn identity(mut self, identity: IdentityConfig) -> Self {
+        self.identity = identity;
+        self
+    }
+    /// Namespace and policy version of the keys (use a fresh namespace per run to isolate runs).
+    pub fn keys(mut self, keys: KeySpace) -> Self {
+        self.keys = keys;
+        self
+    }
+    /// The policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+}
+
+/// Shared state of one replica. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    inner: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    limiter: Limiter,
+    headers: HeaderStyle,
+    identity: IdentityConfig,
+    keys: KeySpace,
+    stats: Stats,
+}
+
+impl AppState {
+    /// A replica of `config` over `store`.
+    pub fn new(config: ServerConfig, store: Store) -> Self {
+        let limiter = Limiter::new(store, config.policy)
+            .fail_mode(config.fail)
+            .deadline(config.deadline)
+            .max_in_flight(config.max_in_flight);
+        Self {
+            inner: Arc::new(Shared {
+                limiter,
+                headers: config.headers,
+                identity: config.identity,
+                keys: config.keys,
+                stats: Stats::default(),
+            }),
+        }
+    }
+
+    /// This replica's per-client counters.
+    pub fn stats(&self) -> &Stats {
+        &self.inner.stats
+    }
+
+    /// The limiter (policy, store).
+    pub fn limiter(&self) -> &Limiter {
+        &self.inner.limiter
+    }
+
+    /// The key this replica stores a client's state under (base key; see
+    /// [`crate::RedisStore::storage_key`]).
+    pub fn key_for(&self, client_hash: &str) -> String {
+        self.inner
+            .keys
+            .key(client_hash, self.inner.limiter.policy().algorithm())
+    }
+}
+
+/// The router of one replica.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(limited))
+        .route("/api", get(limited))
+        .route("/stats", get(stats))
+        .route("/healthz", get(healthz))
+        .with_state(state)
+}
+
+async fn limited(
+    State(state): State<AppState>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    request_headers: HeaderMap,
+) -> Response {
+    let shared = &state.inner;
+    let client = shared.identity.identify(
+        &request_headers,
+        peer.map(|Extension(ConnectInfo(addr))| addr.ip()),
+    );
+    let key = state.key_for(client.hash());
+    let policy = shared.limiter.policy();
+    let verdict = shared.limiter.check(&key).await;
+    tracing::debug!(client = client.label(), ?verdict, "check");
+    let mut out = HeaderMap::new();
+    let (status, body) = match verdict {
+        Verdict::Allowed(d) => {
+            shared.stats.record(&client, Outcome::Allowed);
+            headers::insert_rate_limit_headers(&mut out, shared.headers, policy, &d);
+            let body = json!({"ok": true, "client": client.label(), "remaining": d.remaining});
+            (StatusCode::OK, body)
+        }
+        Verdict::Rejected(d) => {
+            shared.stats.record(&client, Outcome::Rejected);
+            headers::insert_rate_limit_headers(&mut out, shared.headers, policy, &d);
+            headers::insert_retry_after(&mut out, d.retry_after);
+            let body =
+                problem::too_many_requests(d.retry_after, shared.headers.has_ietf(), policy.name());
+            (StatusCode::TOO_MANY_REQUESTS, body)
+        }
+        Verdict::FailedOpen(_) => {
+            shared.stats.record(&client, Outcome::FailedOpen);
+            let body = json!({"ok": true, "client": client.label(), "limiter": "unavailable"});
+            (StatusCode::OK, body)
+        }
+        Verdict::Unavailable(_) => {
+            shared.stats.record(&client, Outcome::Unavailable);
+            headers::insert_retry_after(&mut out, UNAVAILABLE_RETRY_AFTER);
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                problem::limiter_unavailable(UNAVAILABLE_RETRY_AFTER),
+            )
+        }
+    };
+    if status != StatusCode::OK {
+        out.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(problem::PROBLEM_JSON),
+        );
+        return (status, out, body.to_string()).into_response();
+    }
+    (status, out, Json(body)).into_response()
+}
+
+#[derive(Debug, Deserialize)]
+struct StatsQuery {
+    client: Option<String>,
+}
+
+async fn stats(State(state): State<AppState>, Query(query): Query<StatsQuery>) -> Json<Value> {
+    let stats = state.stats();
+    match query.client {
+        Some(label) => {
+            Json(json!({ "client": label, "stats": stats.client(&label).unwrap_or_default() }))
+        }
+        None => Json(json!({ "clients": stats.snapshot(), "total": stats.total() })),
+    }
+}
+
+async fn healthz(State(state): State<AppState>) -> Json<Value> {
+    let store = state.limiter().store();
+    let reachable = tokio::time::timeout(Limiter::DEFAULT_DEADLINE, store.ping())
+        .await
+        .is_ok_and(|r| r.is_ok());
+    Json(json!({
+        "status": "ok",
+        "store": store.describe(),
+        "store_reachable": reachable,
+        "algorithm": state.limiter().policy().algorithm(),
+        "fail": state.limiter().fail(),
+    }))
+}

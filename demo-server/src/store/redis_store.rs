@@ -1,0 +1,246 @@
+//! The Redis store: one Lua script per atomic algorithm (`EVALSHA`, with
+//! `SCRIPT LOAD` and a retry on `NOSCRIPT`, so a restarted Redis with an empty
+//! script cache is handled), and the two non-atomic ones as separate commands.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, Script};
+
+use crate::algorithms::{self, Parts, fixed_window, token_bucket};
+use crate::{Algorithm, Decision, Policy, StoreError};
+
+/// Redis behind a reconnecting multiplexed connection. Cheap to clone.
+#[derive(Clone)]
+pub struct RedisStore {
+    connection: ConnectionManager,
+    scripts: Arc<Scripts>,
+    address: String,
+}
+
+struct Scripts {
+    token_bucket: Script,
+    fixed_window: Script,
+    sliding_log: Script,
+    sliding_window: Script,
+}
+
+impl fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("address", &self.address)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// Reconnect attempts after a lost connection: a few quick ones (from 20 ms,
+    /// doubling, at most 500 ms apart), then the next command starts a new round.
+    /// Each attempt gives up after 250 ms. The per-check deadline bounds the wait anyway.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let client = redis::Client::open(url)?;
+        let address = client.get_connection_info().addr().to_string();
+        let config = ConnectionManagerConfig::new()
+            .set_number_of_retries(3)
+            .set_min_delay(Duration::from_millis(20))
+            .set_max_delay(Duration::from_millis(500))
+            .set_connection_timeout(Some(Duration::from_millis(250)))
+            .set_response_timeout(Some(Duration::from_secs(2)));
+        let connection = ConnectionManager::new_with_config(client, config).await?;
+        Ok(Self {
+            connection,
+            scripts: Arc::new(Scripts {
+                token_bucket: Script::new(algorithms::TOKEN_BUCKET_LUA),
+                fixed_window: Script::new(algorithms::FIXED_WINDOW_LUA),
+                sliding_log: Script::new(algorithms::SLIDING_LOG_LUA),
+                sliding_window: Script::new(algorithms::SLIDING_WINDOW_LUA),
+            }),
+            address,
+        })
+    }
+
+    /// `host:port` of the server.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// A clone of the underlying connection, for raw commands (`PING`, `MEMORY USAGE`).
+    pub fn connection(&self) -> ConnectionManager {
+        self.connection.clone()
+    }
+
+    /// Check one request.
+    pub async fn check(&self, policy: &Policy, key: &str) -> Result<Decision, StoreError> {
+        let (limit, window) = (policy.limit(), policy.window_ms());
+        let mut con = self.connection.clone();
+        let parts: Parts = match policy.algorithm() {
+            Algorithm::TokenBucket => {
+                let v: Vec<i64> = self
+                    .scripts
+                    .token_bucket
+                    .key(key)
+                    .arg(limit)
+                    .arg(window)
+                    .invoke_async(&mut con)
+                    .await?;
+                to_parts(v)?
+            }
+            Algorithm::FixedWindowLua => {
+                let v: Vec<i64> = self
+                    .scripts
+                    .fixed_window
+                    .key(key)
+                    .arg(limit)
+                    .arg(window)
+                    .invoke_async(&mut con)
+                    .await?;
+                to_parts(v)?
+            }
+            Algorithm::SlidingLog => {
+                let member = format!("{:016x}", rand::random::<u64>());
+                let v: Vec<i64> = self
+                    .scripts
+                    .sliding_log
+                    .key(key)
+                    .arg(limit)
+                    .arg(window)
+                    .arg(member)
+                    .invoke_async(&mut con)
+                    .await?;
+                to_parts(v)?
+            }
+            Algorithm::SlidingWindow => {
+                let v: Vec<i64> = self
+                    .scripts
+                    .sliding_window
+                    .key(key)
+                    .arg(limit)
+                    .arg(window)
+                    .invoke_async(&mut con)
+                    .await?;
+                to_parts(v)?
+            }
+            Algorithm::FixedWindow => {
+                fixed_window_incr_then_expire(&mut con, key, limit, window).await?
+            }
+            Algorithm::RacyBucket => {
+                racy_bucket(&mut con, key, limit, window, policy.racy_gap()).await?
+            }
+        };
+        Ok(Decision::from_parts(limit, parts))
+    }
+
+    /// Redis `TIME` in milliseconds.
+    pub async fn now_ms(&self) -> Result<u64, StoreError> {
+        let mut con = self.connection.clone();
+        let (secs, micros): (u64, u64) = redis::cmd("TIME").query_async(&mut con).await?;
+        Ok(secs * 1000 + micros / 1000)
+    }
+
+    /// Redis `PING`.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        let mut con = self.connection.clone();
+        let _: String = redis::cmd("PING").query_async(&mut con).await?;
+        Ok(())
+    }
+
+    /// `MEMORY USAGE key SAMPLES 0` (exact), or `None` when the key does not exist.
+    pub async fn memory_usage(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        let mut con = self.connection.clone();
+        let bytes: Option<u64> = redis::cmd("MEMORY")
+            .arg("USAGE")
+            .arg(key)
+            .arg("SAMPLES")
+            .arg(0)
+            .query_async(&mut con)
+            .await?;
+        Ok(bytes)
+    }
+
+    /// The Redis key an algorithm stores a client's state under, now.
+    /// Only `fixed-window` differs from `base`: it has one key per window.
+    pub fn storage_key(&self, policy: &Policy, base: &str) -> String {
+        match policy.algorithm() {
+            Algorithm::FixedWindow => window_key(
+                base,
+                fixed_window::index(local_now_ms(), policy.window_ms()),
+            ),
+            _ => base.to_owned(),
+        }
+    }
+}
+
+fn to_parts(values: Vec<i64>) -> Result<Parts, StoreError> {
+    values.try_into().map_err(|_| StoreError::bad_reply())
+}
+
+fn window_key(base: &str, index: u64) -> String {
+    format!("{base}:{index}")
+}
+
+/// The replica's clock: only `fixed-window` uses it (its key names the window).
+fn local_now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The common fixed window: `INCR` (counts rejections too), then `PEXPIRE` as a
+/// second round trip. A crash between the two leaves a key without TTL.
+async fn fixed_window_incr_then_expire(
+    con: &mut ConnectionManager,
+    base: &str,
+    limit: u64,
+    window_ms: u64,
+) -> Result<Parts, StoreError> {
+    let now = local_now_ms();
+    let key = window_key(base, fixed_window::index(now, window_ms));
+    let count: u64 = con.incr(&key, 1).await?;
+    let ttl = fixed_window::to_end(now, window_ms) + 1000;
+    let _: bool = con.pexpire(&key, ttl as i64).await?;
+    Ok(fixed_window::after_incr(count, limit, window_ms, now))
+}
+
+/// COUNTER-EXAMPLE. Read (`HMGET` with `TIME`), compute, write (`HSET` +
+/// `PEXPIRE`): concurrent checks all read the same tokens and all admit.
+async fn racy_bucket(
+    con: &mut ConnectionManager,
+    key: &str,
+    capacity: u64,
+    window_ms: u64,
+    gap: Duration,
+) -> Result<Parts, StoreError> {
+    let ((tokens, updated), (secs, micros)): ((Option<f64>, Option<f64>), (u64, u64)) =
+        redis::pipe()
+            .cmd("HMGET")
+            .arg(key)
+            .arg("t")
+            .arg("ts")
+            .cmd("TIME")
+            .query_async(con)
+            .await?;
+    let now = secs as f64 * 1000.0 + micros as f64 / 1000.0;
+    let state = tokens
+        .zip(updated)
+        .map(|(tokens, updated_ms)| token_bucket::Bucket { tokens, updated_ms });
+    let (bucket, parts) = token_bucket::take(state, capacity, window_ms, now);
+    if !gap.is_zero() {
+        tokio::time::sleep(gap).await;
+    }
+    let _: () = redis::pipe()
+        .hset_multiple(
+            key,
+            &[
+                ("t", format!("{:.6}", bucket.tokens)),
+                ("ts", format!("{:.3}", bucket.updated_ms)),
+            ],
+        )
+        .ignore()
+        .pexpire(key, token_bucket::ttl_ms(window_ms) as i64)
+        .ignore()
+        .query_async(con)
+        .await?;
+    Ok(parts)
+}
