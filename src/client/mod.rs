@@ -1,0 +1,277 @@
+//! The ready client: [`Client`], built by [`ClientBuilder`].
+
+mod request;
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::{Method, StatusCode};
+
+pub use request::RequestBuilder;
+
+use crate::engine::{Backoff, Config, Engine, GiveUpMode, RetryBudget, Scope, ScopeStats};
+use crate::error::Error;
+use crate::service::{Core, Settings, Transport, execute};
+use crate::signal::SignalParser;
+
+/// A polite HTTP client: reqwest's, plus courtesy to rate-limited servers.
+///
+/// It waits while a server's pause is on (one 429 pauses every request to
+/// that origin), paces before the quota the server reports runs out, and
+/// retries throttled idempotent requests no earlier than the server asked.
+/// Cheap to clone; clones share the client's connection pool and everything
+/// learned about each server.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), courteous::Error> {
+/// let client = courteous::Client::new();
+/// let response = client.get("http://127.0.0.1:8080/items").send().await?;
+/// println!("{}", response.status());
+///
+/// for (scope, stats) in client.stats() {
+///     println!("{scope}: sent {}, throttled {}", stats.sent(), stats.throttled());
+/// }
+/// # Ok(())
+/// # }
+/// ```
+///
+/// Configure with [`Client::builder`]:
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let client = courteous::Client::builder()
+///     .max_attempts(3)
+///     .max_wait(Duration::from_secs(10))
+///     .http_client(reqwest::Client::new())
+///     .build();
+/// # let _ = client;
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<ClientInner>,
+}
+
+struct ClientInner {
+    http: reqwest::Client,
+    core: Core,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("courteous::Client")
+            .field("http", &self.inner.http)
+            .field("core", &self.inner.core)
+            .finish()
+    }
+}
+
+impl Default for Client {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Client {
+    /// A client over a default `reqwest::Client` with the default
+    /// [`Config`].
+    pub fn new() -> Self {
+        Self::builder().build()
+    }
+
+    /// A builder; every setting has a documented default ([`Config`]).
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// A `GET` request.
+    pub fn get<U: reqwest::IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::GET, url)
+    }
+
+    /// A `POST` request (retried only with an `Idempotency-Key`).
+    pub fn post<U: reqwest::IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::POST, url)
+    }
+
+    /// A `PUT` request.
+    pub fn put<U: reqwest::IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::PUT, url)
+    }
+
+    /// A `PATCH` request (retried only with an `Idempotency-Key`).
+    pub fn patch<U: reqwest::IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::PATCH, url)
+    }
+
+    /// A `DELETE` request.
+    pub fn delete<U: reqwest::IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::DELETE, url)
+    }
+
+    /// A `HEAD` request.
+    pub fn head<U: reqwest::IntoUrl>(&self, url: U) -> RequestBuilder {
+        self.request(Method::HEAD, url)
+    }
+
+    /// A request with any method.
+    pub fn request<U: reqwest::IntoUrl>(&self, method: Method, url: U) -> RequestBuilder {
+        RequestBuilder::new(self.clone(), self.inner.http.request(method, url))
+    }
+
+    /// Sends a built request politely.
+    pub fn execute(
+        &self,
+        req: reqwest::Request,
+    ) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'static {
+        let inner = Arc::clone(&self.inner);
+        async move {
+            let mut transport = ClientTransport(&inner.http);
+            execute(&inner.core, &mut transport, req).await
+        }
+    }
+
+    /// Counters of every scope (origin, by default) seen so far.
+    pub fn stats(&self) -> Vec<(Scope, ScopeStats)> {
+        self.inner.core.stats()
+    }
+
+    /// The shared engine (configuration and state).
+    pub fn engine(&self) -> &Engine {
+        &self.inner.core.engine
+    }
+
+    /// The wrapped reqwest client.
+    pub fn http_client(&self) -> &reqwest::Client {
+        &self.inner.http
+    }
+}
+
+struct ClientTransport<'a>(&'a reqwest::Client);
+
+impl Transport for ClientTransport<'_> {
+    type Error = reqwest::Error;
+
+    fn send(
+        &mut self,
+        req: reqwest::Request,
+    ) -> impl Future<Output = Result<reqwest::Response, reqwest::Error>> + Send {
+        self.0.execute(req)
+    }
+}
+
+/// Builds a [`Client`]. Defaults: [`Config::default()`] and
+/// `reqwest::Client::new()` (give your own with
+/// [`http_client`](Self::http_client), e.g. one with TLS enabled).
+#[derive(Debug, Default)]
+pub struct ClientBuilder {
+    config: Config,
+    settings: Settings,
+    http: Option<reqwest::Client>,
+}
+
+impl ClientBuilder {
+    /// Replace the whole engine configuration.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Pace before a 429 (default `true`); `false` = "Retry-After only":
+    /// hints are still honoured after a throttled response.
+    pub fn pacing(mut self, enabled: bool) -> Self {
+        self.config = self.config.pacing(enabled);
+        self
+    }
+
+    /// Attempts per request, the first included (default 5).
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.config = self.config.max_attempts(attempts);
+        self
+    }
+
+    /// Longest single wait (default 60 s); a longer hint gives up at once.
+    pub fn max_wait(mut self, wait: Duration) -> Self {
+        self.config = self.config.max_wait(wait);
+        self
+    }
+
+    /// No wait ends later than this after `send` (default 120 s; `None`: no deadline).
+    pub fn deadline(mut self, deadline: impl Into<Option<Duration>>) -> Self {
+        self.config = self.config.deadline(deadline);
+        self
+    }
+
+    /// The retry budget (default [`RetryBudget::default()`]; `None` disables it).
+    pub fn retry_budget(mut self, budget: impl Into<Option<RetryBudget>>) -> Self {
+        self.config = self.config.retry_budget(budget);
+        self
+    }
+
+    /// Statuses that mean "throttled" (default 429, 503).
+    pub fn retry_statuses(mut self, statuses: impl IntoIterator<Item = StatusCode>) -> Self {
+        self.config = self.config.retry_statuses(statuses);
+        self
+    }
+
+    /// Backoff when no hint is given (default full jitter, 100 ms … 20 s).
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.config = self.config.backoff(backoff);
+        self
+    }
+
+    /// Jitter after a hint (default up to 10 %, at most 1 s).
+    pub fn hint_jitter(mut self, ratio: f64, cap: Duration) -> Self {
+        self.config = self.config.hint_jitter(ratio, cap);
+        self
+    }
+
+    /// What to return when giving up on a throttled response (default an error).
+    pub fn give_up(mut self, mode: GiveUpMode) -> Self {
+        self.config = self.config.give_up(mode);
+        self
+    }
+
+    /// Key the shared state by something other than the origin.
+    pub fn scope_by<F>(mut self, key: F) -> Self
+    where
+        F: Fn(&reqwest::Request) -> Scope + Send + Sync + 'static,
+    {
+        self.settings.scope_fn = Some(Arc::new(key));
+        self
+    }
+
+    /// Generate an `Idempotency-Key` for POST and PATCH requests without one,
+    /// so they may be retried (default off).
+    pub fn generate_idempotency_keys(mut self, enabled: bool) -> Self {
+        self.settings.idempotency_keys = enabled;
+        self
+    }
+
+    /// The signal parser (its body limit bounds what is read of a 429).
+    pub fn parser(mut self, parser: SignalParser) -> Self {
+        self.settings.parser = parser;
+        self
+    }
+
+    /// The reqwest client to send with (default `reqwest::Client::new()`).
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http = Some(client);
+        self
+    }
+
+    /// Builds the client.
+    pub fn build(self) -> Client {
+        Client {
+            inner: Arc::new(ClientInner {
+                http: self.http.unwrap_or_default(),
+                core: Core {
+                    engine: Engine::new(self.config),
+                    settings: Arc::new(self.settings),
+                },
+            }),
+        }
+    }
+}

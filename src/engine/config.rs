@@ -1,0 +1,274 @@
+//! The engine's limits and their defaults.
+//!
+//! Every number here has a documented default and a reason; change them with
+//! the builder methods on [`Config`] (or the same methods on
+//! [`ClientBuilder`](crate::ClientBuilder) and
+//! [`CourteousLayer`](crate::CourteousLayer)).
+
+use std::time::Duration;
+
+use http::StatusCode;
+
+use super::budget::RetryBudget;
+
+/// What to hand back when the engine gives up on a throttled response
+/// (attempts, budget, a wait beyond [`Config::max_wait`], or the deadline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum GiveUpMode {
+    /// A typed [`Error`](crate::Error) that carries the hint and the response
+    /// ([`Error::into_response`](crate::Error::into_response)). The default,
+    /// so `?` never mistakes a refusal for a success.
+    #[default]
+    Error,
+    /// The throttled response itself, as `Ok`, body intact.
+    Response,
+}
+
+/// Full-jitter exponential backoff, used when a throttled response carries
+/// no hint and after transport errors.
+///
+/// The wait before retry `n` (0-based) is uniform in
+/// `[0, min(cap, base · 2ⁿ))` — "full jitter" from the AWS Architecture Blog
+/// post *Exponential Backoff And Jitter* (Marc Brooker, 2015), which showed it
+/// spreads a herd of clients best for the least total work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    base: Duration,
+    cap: Duration,
+}
+
+impl Backoff {
+    /// Default base: 100 ms, the AWS SDK for Java's default base delay
+    /// (`SDK_DEFAULT_BASE_DELAY`); about one token of a bucket refilled at
+    /// 10–20/s, so the first blind retry rarely comes back too early by much.
+    pub const DEFAULT_BASE: Duration = Duration::from_millis(100);
+    /// Default cap: 20 s, the AWS SDK for Java's maximum backoff
+    /// (`SDK_DEFAULT_MAX_BACKOFF_IN_MILLISECONDS`).
+    pub const DEFAULT_CAP: Duration = Duration::from_secs(20);
+
+    /// A backoff with this base and cap (the cap is raised to the base if lower).
+    pub fn new(base: Duration, cap: Duration) -> Self {
+        Self {
+            base,
+            cap: cap.max(base),
+        }
+    }
+
+    /// The first retry's upper bound.
+    pub fn base(&self) -> Duration {
+        self.base
+    }
+
+    /// The largest wait ever drawn.
+    pub fn cap(&self) -> Duration {
+        self.cap
+    }
+
+    /// The upper bound of the wait before retry `n` (0-based): `min(cap, base · 2ⁿ)`.
+    pub fn ceiling(&self, n: u32) -> Duration {
+        let factor = 1u32.checked_shl(n.min(31)).unwrap_or(u32::MAX);
+        self.base.saturating_mul(factor).min(self.cap)
+    }
+
+    /// Draws the wait before retry `n` from `[0, ceiling(n))`.
+    pub fn draw(&self, n: u32) -> Duration {
+        let ceiling = self.ceiling(n);
+        if ceiling.is_zero() {
+            return Duration::ZERO;
+        }
+        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+        Duration::from_nanos(rand::random_range(0..nanos))
+    }
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_BASE, Self::DEFAULT_CAP)
+    }
+}
+
+/// The engine's configuration. `Config::default()` is what
+/// [`Client::new`](crate::Client::new) uses.
+///
+/// | setting | default | why |
+/// |---|---|---|
+/// | [`pacing`](Self::pacing) | on | slow down *before* a 429 when quota headers allow |
+/// | [`max_attempts`](Self::max_attempts) | 5 | go-retryablehttp's `RetryMax = 4` retries |
+/// | [`max_wait`](Self::max_wait) | 60 s | covers a per-minute window; anything longer is returned, not slept |
+/// | [`deadline`](Self::deadline) | 120 s | two `max_wait`s: no wait ever ends later than this after `send` |
+/// | [`retry_statuses`](Self::retry_statuses) | 429, 503 | RFC 6585 §4 and RFC 9110 §15.6.4, the statuses that carry `Retry-After` |
+/// | [`backoff`](Self::backoff) | full jitter, 100 ms … 20 s | see [`Backoff`] |
+/// | [`hint_jitter`](Self::hint_jitter) | +0–10 %, at most 1 s | a herd told the same instant does not return in lockstep |
+/// | [`retry_budget`](Self::retry_budget) | 10 s, 10/s, 20 % | see [`RetryBudget`] |
+/// | [`give_up`](Self::give_up) | [`GiveUpMode::Error`] | |
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub(crate) pacing: bool,
+    pub(crate) max_attempts: u32,
+    pub(crate) max_wait: Duration,
+    pub(crate) deadline: Option<Duration>,
+    pub(crate) retry_statuses: Vec<StatusCode>,
+    pub(crate) backoff: Backoff,
+    pub(crate) hint_jitter_ratio: f64,
+    pub(crate) hint_jitter_cap: Duration,
+    pub(crate) retry_budget: Option<RetryBudget>,
+    pub(crate) give_up: GiveUpMode,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            pacing: true,
+            max_attempts: Self::DEFAULT_MAX_ATTEMPTS,
+            max_wait: Self::DEFAULT_MAX_WAIT,
+            deadline: Some(Self::DEFAULT_DEADLINE),
+            retry_statuses: vec![
+                StatusCode::TOO_MANY_REQUESTS,
+                StatusCode::SERVICE_UNAVAILABLE,
+            ],
+            backoff: Backoff::default(),
+            hint_jitter_ratio: Self::DEFAULT_HINT_JITTER_RATIO,
+            hint_jitter_cap: Self::DEFAULT_HINT_JITTER_CAP,
+            retry_budget: Some(RetryBudget::default()),
+            give_up: GiveUpMode::Error,
+        }
+    }
+}
+
+impl Config {
+    /// Default attempts per request, the first included: 5.
+    pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+    /// Default longest single wait: 60 s.
+    pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(60);
+    /// Default overall deadline per request: 120 s.
+    pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
+    /// Default jitter added to a server hint: up to 10 % of it…
+    pub const DEFAULT_HINT_JITTER_RATIO: f64 = 0.10;
+    /// …and never more than 1 s.
+    pub const DEFAULT_HINT_JITTER_CAP: Duration = Duration::from_secs(1);
+
+    /// The defaults (same as `Config::default()`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Pace before a 429 from the quota the server reports (`true`), or only
+    /// honour hints after one (`false`, "Retry-After only").
+    pub fn pacing(mut self, enabled: bool) -> Self {
+        self.pacing = enabled;
+        self
+    }
+
+    /// Attempts per request, the first included (at least 1).
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// The longest single wait the engine will sleep. A server hint beyond it
+    /// gives up at once (see [`give_up`](Self::give_up)), carrying the hint.
+    pub fn max_wait(mut self, wait: Duration) -> Self {
+        self.max_wait = wait;
+        self
+    }
+
+    /// No wait may end later than this after the request started; `None`
+    /// removes the deadline.
+    pub fn deadline(mut self, deadline: impl Into<Option<Duration>>) -> Self {
+        self.deadline = deadline.into();
+        self
+    }
+
+    /// Statuses that mean "throttled: retry later" (default 429 and 503).
+    pub fn retry_statuses(mut self, statuses: impl IntoIterator<Item = StatusCode>) -> Self {
+        self.retry_statuses = statuses.into_iter().collect();
+        self
+    }
+
+    /// The backoff used when no hint is given.
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Jitter added after a server hint: uniform in
+    /// `[0, min(cap, ratio · hint)]`. `ratio` is clamped to `0..=1`.
+    pub fn hint_jitter(mut self, ratio: f64, cap: Duration) -> Self {
+        self.hint_jitter_ratio = if ratio.is_finite() {
+            ratio.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        self.hint_jitter_cap = cap;
+        self
+    }
+
+    /// The retry budget, or `None` to retry without one.
+    pub fn retry_budget(mut self, budget: impl Into<Option<RetryBudget>>) -> Self {
+        self.retry_budget = budget.into();
+        self
+    }
+
+    /// What to hand back when giving up on a throttled response.
+    pub fn give_up(mut self, mode: GiveUpMode) -> Self {
+        self.give_up = mode;
+        self
+    }
+
+    /// Whether `status` means "throttled".
+    pub fn is_retry_status(&self, status: StatusCode) -> bool {
+        self.retry_statuses.contains(&status)
+    }
+
+    /// The jitter to add to a hint of `hint`.
+    pub(crate) fn draw_hint_jitter(&self, hint: Duration) -> Duration {
+        let ceiling = hint
+            .mul_f64(self.hint_jitter_ratio)
+            .min(self.hint_jitter_cap);
+        if ceiling.is_zero() {
+            return Duration::ZERO;
+        }
+        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+        Duration::from_nanos(rand::random_range(0..=nanos))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_ceiling_doubles_then_caps() {
+        let b = Backoff::new(Duration::from_millis(100), Duration::from_secs(1));
+        assert_eq!(b.ceiling(0), Duration::from_millis(100));
+        assert_eq!(b.ceiling(1), Duration::from_millis(200));
+        assert_eq!(b.ceiling(3), Duration::from_millis(800));
+        assert_eq!(b.ceiling(4), Duration::from_secs(1));
+        assert_eq!(b.ceiling(u32::MAX), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn backoff_draws_stay_below_ceiling() {
+        let b = Backoff::default();
+        for n in 0..40 {
+            for _ in 0..50 {
+                assert!(b.draw(n) < b.ceiling(n));
+            }
+        }
+    }
+
+    #[test]
+    fn hint_jitter_is_bounded_by_ratio_and_cap() {
+        let c = Config::default();
+        for _ in 0..200 {
+            assert!(c.draw_hint_jitter(Duration::from_millis(50)) <= Duration::from_millis(5));
+            assert!(c.draw_hint_jitter(Duration::from_secs(3600)) <= Duration::from_secs(1));
+        }
+        let none = Config::default().hint_jitter(f64::NAN, Duration::from_secs(1));
+        assert_eq!(
+            none.draw_hint_jitter(Duration::from_secs(5)),
+            Duration::ZERO
+        );
+    }
+}

@@ -1,0 +1,272 @@
+//! The decision engine: pure, clock-injected, knows nothing of reqwest.
+//!
+//! One [`Engine`] holds the state of every [`Scope`] (the pause, the quota
+//! learned, requests in flight, counters) behind one lock, shared by every
+//! clone and every concurrent request. Adapters ask it two things:
+//!
+//! - before a send, [`Engine::admit`]: [`Admit::Now`] with an [`InFlight`]
+//!   ticket, or [`Admit::After`] a wait (a pause from a hint, or pacing);
+//! - after it, [`Engine::on_response`] / [`Engine::on_transport_error`]: a
+//!   [`Verdict`] (return, retry after a wait, or give up and why).
+//!
+//! Time is passed in as [`Instant`]s, so the rules are tested without sleeping.
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use courteous::engine::{Admit, Attempt, Config, Engine, Scope, Verdict};
+//! use courteous::signal::Signal;
+//! use http::StatusCode;
+//!
+//! let engine = Engine::new(Config::default());
+//! let scope = Scope::new("http://127.0.0.1:8080");
+//! let now = Instant::now();
+//! let Admit::Now(ticket) = engine.admit(&scope, now) else { unreachable!() };
+//! let attempt = Attempt::new(1, true, now);
+//! let verdict = engine.on_response(ticket, now, StatusCode::OK, &Signal::default(), &attempt);
+//! assert_eq!(verdict, Verdict::Return);
+//! ```
+
+mod budget;
+mod config;
+mod decision;
+mod pacer;
+mod scope;
+mod state;
+mod stats;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use http::StatusCode;
+
+pub use budget::RetryBudget;
+pub use config::{Backoff, Config, GiveUpMode};
+pub use decision::{Admit, GiveUpReason, RetryReason, Verdict, WaitReason};
+pub use scope::Scope;
+pub use stats::ScopeStats;
+
+use crate::signal::Signal;
+use state::ScopeState;
+
+/// Shared per-scope rate-limit state and the rules applied to it.
+///
+/// Cheap to clone; clones share the state.
+#[derive(Clone)]
+pub struct Engine {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    config: Config,
+    scopes: Mutex<HashMap<Scope, ScopeState>>,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("config", &self.shared.config)
+            .field("scopes", &self.lock().len())
+            .finish()
+    }
+}
+
+/// What the engine needs to know about the request being decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attempt {
+    number: u32,
+    retryable: bool,
+    started: Instant,
+}
+
+impl Attempt {
+    /// Attempt `number` (1 for the first send) of a request that `retryable`
+    /// (can be replayed and may be repeated), started at `started`.
+    pub fn new(number: u32, retryable: bool, started: Instant) -> Self {
+        Self {
+            number,
+            retryable,
+            started,
+        }
+    }
+
+    /// 1 for the first send.
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// Whether the request may be sent again.
+    pub fn retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// When the request started (the deadline counts from here).
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// Whether a wait of `wait` from `now` would end after the deadline.
+    pub fn would_pass_deadline(&self, config: &Config, now: Instant, wait: Duration) -> bool {
+        match config.deadline {
+            Some(deadline) => now
+                .checked_add(wait)
+                .is_none_or(|end| end > self.started + deadline),
+            None => false,
+        }
+    }
+}
+
+/// A send that was admitted: report its outcome with it. Dropping it
+/// unreported (a cancelled request) releases its reservation.
+pub struct InFlight {
+    shared: Arc<Shared>,
+    scope: Scope,
+    seq: u64,
+    settled: bool,
+}
+
+impl fmt::Debug for InFlight {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InFlight")
+            .field("scope", &self.scope)
+            .field("seq", &self.seq)
+            .finish()
+    }
+}
+
+impl InFlight {
+    /// The scope the send belongs to.
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if !self.settled
+            && let Some(state) = lock(&self.shared).get_mut(&self.scope)
+        {
+            state.abandon();
+        }
+    }
+}
+
+fn lock(shared: &Shared) -> MutexGuard<'_, HashMap<Scope, ScopeState>> {
+    // A panic while holding the lock cannot leave the counters unusable.
+    shared
+        .scopes
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new(Config::default())
+    }
+}
+
+impl Engine {
+    /// An engine with this configuration and no state yet.
+    pub fn new(config: Config) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                config,
+                scopes: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<Scope, ScopeState>> {
+        lock(&self.shared)
+    }
+
+    /// Before a send to `scope` at `now`: go, or wait how long and why.
+    pub fn admit(&self, scope: &Scope, now: Instant) -> Admit {
+        let config = &self.shared.config;
+        let decision = {
+            let mut scopes = self.lock();
+            let state = match scopes.get_mut(scope) {
+                Some(state) => state,
+                None => scopes
+                    .entry(scope.clone())
+                    .or_insert_with(|| ScopeState::new(config, now)),
+            };
+            state.admit(config, now)
+        };
+        state::admission(decision, |seq| InFlight {
+            shared: Arc::clone(&self.shared),
+            scope: scope.clone(),
+            seq,
+            settled: false,
+        })
+    }
+
+    /// Records that a request to `scope` slept `waited` before a send.
+    pub fn record_wait(&self, scope: &Scope, waited: Duration) {
+        if let Some(state) = self.lock().get_mut(scope) {
+            state.record_wait(waited);
+        }
+    }
+
+    /// A response arrived at `now` for the send `ticket`: learn from its
+    /// signal and decide.
+    pub fn on_response(
+        &self,
+        mut ticket: InFlight,
+        now: Instant,
+        status: StatusCode,
+        signal: &Signal,
+        attempt: &Attempt,
+    ) -> Verdict {
+        ticket.settled = true;
+        let config = &self.shared.config;
+        let mut scopes = self.lock();
+        match scopes.get_mut(&ticket.scope) {
+            Some(state) => state.on_response(config, ticket.seq, now, status, signal, attempt),
+            None => Verdict::Return,
+        }
+    }
+
+    /// The send `ticket` failed at `now` without a response.
+    /// `retryable_error`: a connection failure or a timeout.
+    pub fn on_transport_error(
+        &self,
+        mut ticket: InFlight,
+        now: Instant,
+        retryable_error: bool,
+        attempt: &Attempt,
+    ) -> Verdict {
+        ticket.settled = true;
+        let config = &self.shared.config;
+        let mut scopes = self.lock();
+        match scopes.get_mut(&ticket.scope) {
+            Some(state) => state.on_transport_error(config, now, retryable_error, attempt),
+            None => Verdict::GiveUp(GiveUpReason::NotRetryable),
+        }
+    }
+
+    /// Counters of every scope seen so far, sorted by scope.
+    pub fn stats(&self) -> Vec<(Scope, ScopeStats)> {
+        let mut all: Vec<_> = self
+            .lock()
+            .iter()
+            .map(|(scope, state)| (scope.clone(), state.stats))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
+    /// Counters of one scope, if it has been seen.
+    pub fn scope_stats(&self, scope: &Scope) -> Option<ScopeStats> {
+        self.lock().get(scope).map(|state| state.stats)
+    }
+}
+
+#[cfg(test)]
+mod tests;

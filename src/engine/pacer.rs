@@ -1,0 +1,259 @@
+//! Pacing: a local mirror of the server's quota, so a client slows down
+//! *before* the server has to refuse it.
+//!
+//! The mirror is a token estimate `E` that refills at a rate and is spent one
+//! unit per send (so requests in flight are reserved: C concurrent tasks do
+//! not all spend the last unit). Where the numbers come from, best first:
+//!
+//! 1. **The server's quota.** `remaining` re-syncs `E` after each response;
+//!    the policy (`limit` per `window`, e.g. `RateLimit-Policy: 20;w=1`)
+//!    gives the refill rate `limit / window` and the capacity `limit`.
+//!    Because a server rounds its fractional tokens down, the truth after a
+//!    response saying `R` lies in `[R − n, R + 1)` (n = our other requests in
+//!    flight, which it may not have counted yet); `E` is clamped into that
+//!    range rather than overwritten, so the fraction we know survives and
+//!    timer lateness does not accumulate.
+//! 2. **The server's refusals**, when it states no policy. A throttled
+//!    response means the bucket is empty *now*. Between two refusals every
+//!    success spent a unit refilled in between, so `successes / span` is the
+//!    rate (span measured between the instants each hint pointed to). The
+//!    first refusal alone gives `successes before it / hint`: exact for a
+//!    burst-then-wait server whose hint is the time until it is full again;
+//!    too high otherwise, which the second refusal corrects.
+//!
+//! With no rate at all (a quota without a window), `E` is spent down and then
+//! the client waits for the reset. When the reset is far later than the rate
+//! explains (more than one second of rounding beyond the next unit), the
+//! server counts in fixed windows: nothing refills before the reset.
+//!
+//! Spreading "what remains over the time to reset" is what refilling at
+//! `limit / window` does; doing it without a window would pace a token bucket
+//! (whose reset is often "time until full") ten times slower than it allows.
+
+use std::time::{Duration, Instant};
+
+/// Tolerance on token arithmetic (float rounding at slot boundaries).
+const EPSILON: f64 = 1e-6;
+/// A reset this much beyond what the rate explains means fixed windows
+/// (`Retry-After`/`t` are whole seconds, so up to 1 s of rounding is normal).
+const ROUNDING: Duration = Duration::from_secs(1);
+/// Refusals further apart than this start a new rate measurement.
+const MEASURE_HORIZON: Duration = Duration::from_secs(30);
+
+/// Quota numbers of one response, already reduced to what pacing needs.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct QuotaReading {
+    pub(crate) remaining: Option<u64>,
+    pub(crate) limit: Option<u64>,
+    pub(crate) window: Option<Duration>,
+    pub(crate) reset: Option<Duration>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Estimate {
+    tokens: f64,
+    at: Instant,
+    reset_at: Option<Instant>,
+    /// No refill before `reset_at` (fixed-window semantics).
+    barrier: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Anchor {
+    at: Instant,
+    successes: u64,
+}
+
+/// The per-scope pacing state.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pacer {
+    estimate: Option<Estimate>,
+    policy_rate: Option<f64>,
+    policy_capacity: Option<f64>,
+    learned_rate: Option<f64>,
+    learned_capacity: Option<f64>,
+    anchor: Option<Anchor>,
+    successes_since_throttle: u64,
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+impl Pacer {
+    /// Units per second, from the policy or learned from refusals.
+    pub(crate) fn rate(&self) -> Option<f64> {
+        self.policy_rate.or(self.learned_rate)
+    }
+
+    fn capacity(&self) -> Option<f64> {
+        self.policy_capacity.or(self.learned_capacity)
+    }
+
+    fn capped(&self, tokens: f64) -> f64 {
+        match self.capacity() {
+            Some(cap) => tokens.min(cap.max(1.0)),
+            None => tokens,
+        }
+    }
+
+    /// The estimated units available at `now`; `None` when nothing is known.
+    fn available(&self, now: Instant) -> Option<f64> {
+        let est = self.estimate?;
+        match self.rate() {
+            Some(rate) => {
+                if est.barrier && est.reset_at.is_some_and(|r| now < r) {
+                    Some(est.tokens)
+                } else {
+                    let refill = rate * secs(now.saturating_duration_since(est.at));
+                    Some(self.capped(est.tokens + refill).max(est.tokens))
+                }
+            }
+            None => match est.reset_at {
+                Some(reset) if now >= reset => self.capacity(),
+                _ => Some(est.tokens),
+            },
+        }
+    }
+
+    /// Takes one unit at `now`, or says how long until one is there.
+    pub(crate) fn admit(&mut self, now: Instant) -> Result<(), Duration> {
+        let Some(available) = self.available(now) else {
+            return Ok(());
+        };
+        if available >= 1.0 - EPSILON {
+            self.spend(now, available);
+            return Ok(());
+        }
+        let Some(est) = self.estimate else {
+            return Ok(());
+        };
+        match self.rate() {
+            Some(rate) => {
+                if let Some(reset) = est.reset_at.filter(|r| est.barrier && now < *r) {
+                    let at_reset = self
+                        .capped(est.tokens + rate * secs(reset.saturating_duration_since(est.at)));
+                    let extra = if at_reset >= 1.0 {
+                        0.0
+                    } else {
+                        (1.0 - at_reset) / rate
+                    };
+                    Err(reset.saturating_duration_since(now) + Duration::from_secs_f64(extra))
+                } else {
+                    Err(Duration::from_secs_f64((1.0 - available) / rate))
+                }
+            }
+            None => match est.reset_at {
+                Some(reset) if reset > now => Err(reset.saturating_duration_since(now)),
+                _ => {
+                    // Nothing says when units come back: send and let the
+                    // server tell us (its refusal carries a hint or starts a
+                    // backoff).
+                    self.estimate = None;
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    fn spend(&mut self, now: Instant, available: f64) {
+        let Some(est) = self.estimate.as_mut() else {
+            return;
+        };
+        let before_barrier = est.barrier && est.reset_at.is_some_and(|r| now < r);
+        if before_barrier {
+            est.tokens -= 1.0;
+        } else {
+            est.tokens = available - 1.0;
+            est.at = now;
+            est.barrier = false;
+            if est.reset_at.is_some_and(|r| now >= r) {
+                est.reset_at = None;
+            }
+        }
+    }
+
+    /// Re-syncs from a response's quota, received at `now`, with `others`
+    /// of our requests still in flight.
+    pub(crate) fn sync(&mut self, now: Instant, reading: QuotaReading, others: u32) {
+        if let Some(limit) = reading.limit {
+            self.policy_capacity = Some(limit as f64);
+            if let Some(window) = reading.window.filter(|w| !w.is_zero()) {
+                self.policy_rate = Some(limit as f64 / secs(window)).filter(|r| *r > 0.0);
+            }
+        }
+        let Some(remaining) = reading.remaining else {
+            return;
+        };
+        let remaining = remaining as f64;
+        let low = remaining - f64::from(others);
+        let high = remaining + 1.0 - 1e-3;
+        let tokens = match self.available(now) {
+            Some(current) => current.clamp(low, high),
+            None => low,
+        };
+        let reset_at = reading.reset.map(|d| now + d);
+        let barrier = match (self.rate(), reading.reset) {
+            (Some(rate), Some(reset)) if tokens < 1.0 => {
+                let next_unit = Duration::from_secs_f64((1.0 - tokens) / rate);
+                reset > next_unit + ROUNDING
+            }
+            _ => false,
+        };
+        self.estimate = Some(Estimate {
+            tokens,
+            at: now,
+            reset_at,
+            barrier,
+        });
+    }
+
+    /// A non-throttled response: one more unit the server granted.
+    pub(crate) fn on_success(&mut self) {
+        self.successes_since_throttle += 1;
+    }
+
+    /// A throttled response received at `now`, with the server's hint if any.
+    pub(crate) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) {
+        let next_unit_at = now + hint.unwrap_or(Duration::ZERO);
+        let successes = std::mem::take(&mut self.successes_since_throttle);
+        match self.anchor.as_mut() {
+            Some(anchor)
+                if next_unit_at.saturating_duration_since(anchor.at) <= MEASURE_HORIZON =>
+            {
+                anchor.successes += successes;
+                let span = secs(next_unit_at.saturating_duration_since(anchor.at));
+                if span > 0.0 && anchor.successes > 0 {
+                    self.learned_rate = Some(anchor.successes as f64 / span);
+                }
+            }
+            _ => {
+                self.anchor = Some(Anchor {
+                    at: next_unit_at,
+                    successes: 0,
+                });
+                if successes > 0 {
+                    self.learned_capacity = Some(successes as f64);
+                    if let Some(h) = hint.filter(|h| !h.is_zero()) {
+                        self.learned_rate = Some(successes as f64 / secs(h));
+                    }
+                }
+            }
+        }
+        // The bucket is empty now, whatever we thought.
+        let tokens = self.available(now).unwrap_or(0.0).min(0.0);
+        let (reset_at, barrier) = self
+            .estimate
+            .map_or((None, false), |e| (e.reset_at, e.barrier));
+        self.estimate = Some(Estimate {
+            tokens,
+            at: now,
+            reset_at,
+            barrier,
+        });
+    }
+}
+
+#[cfg(test)]
+#[path = "pacer_tests.rs"]
+mod tests;

@@ -1,0 +1,56 @@
+//! What shares one rate limit: a [`Scope`].
+
+use std::fmt;
+use std::sync::Arc;
+
+/// The key under which a rate limit's state is shared.
+///
+/// Every request with the same scope shares one pause, one learned quota and
+/// one set of counters, whichever clone of the client or concurrent task sent
+/// it. The adapters default to the request's origin (`scheme://host:port`);
+/// key it otherwise (for example by API key) when the server limits per key.
+///
+/// ```
+/// use courteous::engine::Scope;
+///
+/// let scope = Scope::new("https://api.example.com:443");
+/// assert_eq!(scope.as_str(), "https://api.example.com:443");
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Scope(Arc<str>);
+
+impl Scope {
+    /// A scope named by any string.
+    pub fn new(key: impl Into<Arc<str>>) -> Self {
+        Self(key.into())
+    }
+
+    /// The scope's key.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for Scope {
+    fn from(key: &str) -> Self {
+        Self::new(key)
+    }
+}
+
+impl From<String> for Scope {
+    fn from(key: String) -> Self {
+        Self::new(key)
+    }
+}

@@ -1,0 +1,135 @@
+//! The `reqwest-middleware` adapter (feature `middleware`).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), reqwest_middleware::Error> {
+//! let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+//!     .with(courteous::CourteousMiddleware::new())
+//!     .build();
+//! let response = client.get("http://127.0.0.1:8080/").send().await?;
+//! # let _ = response;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Errors from reqwest come back as `reqwest_middleware::Error::Reqwest`
+//! unchanged; the engine's own (gave up on a throttled response) as
+//! `reqwest_middleware::Error::Middleware` wrapping a [`crate::Error`].
+
+use std::future::Future;
+use std::sync::Arc;
+
+use http::Extensions;
+use reqwest_middleware::{Middleware, Next};
+
+use crate::engine::{Config, Engine, Scope, ScopeStats};
+use crate::service::{Core, Settings, Transport, execute};
+use crate::signal::SignalParser;
+
+/// A [`Middleware`] that makes a `reqwest_middleware::ClientWithMiddleware`
+/// polite. Clones share one engine.
+#[derive(Debug, Clone, Default)]
+pub struct CourteousMiddleware {
+    core: Core,
+}
+
+impl CourteousMiddleware {
+    /// A middleware with the default configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A middleware with this configuration.
+    pub fn with_config(config: Config) -> Self {
+        Self {
+            core: Core {
+                engine: Engine::new(config),
+                settings: Arc::default(),
+            },
+        }
+    }
+
+    fn settings(&mut self) -> &mut Settings {
+        Arc::make_mut(&mut self.core.settings)
+    }
+
+    /// Key the shared state by something other than the origin.
+    pub fn scope_by<F>(mut self, key: F) -> Self
+    where
+        F: Fn(&reqwest::Request) -> Scope + Send + Sync + 'static,
+    {
+        self.settings().scope_fn = Some(Arc::new(key));
+        self
+    }
+
+    /// Generate an `Idempotency-Key` for POST and PATCH requests without one.
+    pub fn generate_idempotency_keys(mut self, enabled: bool) -> Self {
+        self.settings().idempotency_keys = enabled;
+        self
+    }
+
+    /// The signal parser.
+    pub fn parser(mut self, parser: SignalParser) -> Self {
+        self.settings().parser = parser;
+        self
+    }
+
+    /// The shared engine.
+    pub fn engine(&self) -> &Engine {
+        &self.core.engine
+    }
+
+    /// Counters of every scope seen so far.
+    pub fn stats(&self) -> Vec<(Scope, ScopeStats)> {
+        self.core.stats()
+    }
+}
+
+struct NextTransport<'a, 'e> {
+    next: Next<'a>,
+    extensions: &'e mut Extensions,
+}
+
+impl Transport for NextTransport<'_, '_> {
+    type Error = reqwest_middleware::Error;
+
+    fn send(
+        &mut self,
+        req: reqwest::Request,
+    ) -> impl Future<Output = Result<reqwest::Response, Self::Error>> + Send {
+        self.next.clone().run(req, self.extensions)
+    }
+}
+
+#[async_trait::async_trait]
+impl Middleware for CourteousMiddleware {
+    async fn handle(
+        &self,
+        req: reqwest::Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> reqwest_middleware::Result<reqwest::Response> {
+        let mut transport = NextTransport { next, extensions };
+        execute(&self.core, &mut transport, req)
+            .await
+            .map_err(into_middleware_error)
+    }
+}
+
+/// Hands reqwest's own errors back unchanged; wraps the engine's.
+fn into_middleware_error(err: crate::Error) -> reqwest_middleware::Error {
+    if !err.is_request() {
+        return reqwest_middleware::Error::middleware(err);
+    }
+    let attempts = err.attempts();
+    match err.into_source() {
+        Some(source) => match source.downcast::<reqwest_middleware::Error>() {
+            Ok(original) => *original,
+            Err(other) => {
+                reqwest_middleware::Error::middleware(crate::Error::request(other, attempts))
+            }
+        },
+        None => {
+            reqwest_middleware::Error::middleware(crate::Error::new(crate::error::Kind::Request))
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! The request loop every adapter shares: admit, send, learn, decide.
+
+use std::future::Future;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::{Core, body, classify};
+use crate::engine::{Admit, Attempt, GiveUpMode, GiveUpReason, Verdict};
+use crate::error::{BoxError, Error};
+use crate::report::RetryReport;
+use crate::signal::Signal;
+
+/// Sends one attempt: the inner service, or the rest of a middleware chain.
+pub(crate) trait Transport: Send {
+    /// The inner error.
+    type Error: Into<BoxError> + Send;
+
+    /// Puts one request on the wire.
+    fn send(
+        &mut self,
+        req: reqwest::Request,
+    ) -> impl Future<Output = Result<reqwest::Response, Self::Error>> + Send;
+}
+
+fn now() -> std::time::Instant {
+    Instant::now().into_std()
+}
+
+struct Progress {
+    attempts: u32,
+    waited: Duration,
+    throttled: u32,
+}
+
+/// Runs `req` through the engine until a response is returned or the engine
+/// gives up.
+pub(crate) async fn execute<T: Transport>(
+    core: &Core,
+    transport: &mut T,
+    mut req: reqwest::Request,
+) -> Result<reqwest::Response, Error> {
+    let engine = &core.engine;
+    let config = engine.config();
+    let scope = core.scope_of(&req);
+    let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
+    let started = now();
+    let mut progress = Progress {
+        attempts: 0,
+        waited: Duration::ZERO,
+        throttled: 0,
+    };
+    loop {
+        let ticket = loop {
+            let at = now();
+            match engine.admit(&scope, at) {
+                Admit::Now(ticket) => break ticket,
+                Admit::After { wait, reason } => {
+                    let attempt = Attempt::new(progress.attempts + 1, retryable, started);
+                    let refused = if wait > config.max_wait {
+                        Some(GiveUpReason::WaitTooLong { wait })
+                    } else if attempt.would_pass_deadline(config, at, wait) {
+                        Some(GiveUpReason::Deadline { wait })
+                    } else {
+                        None
+                    };
+                    if let Some(reason) = refused {
+                        tracing::debug!(%scope, ?reason, ?wait, "courteous: giving up before sending");
+                        return Err(Error::gave_up(reason, progress.attempts));
+                    }
+                    tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
+                    sleep(core, &scope, wait, &mut progress).await;
+                }
+            }
+        };
+        progress.attempts += 1;
+        let attempt = Attempt::new(progress.attempts, retryable, started);
+        let backup = if retryable && progress.attempts < config.max_attempts {
+            req.try_clone()
+        } else {
+            None
+        };
+        let result = transport.send(req).await;
+        let received = now();
+        match result {
+            Ok(resp) => {
+                let status = resp.status();
+                let (mut resp, signal) = if config.is_retry_status(status) {
+                    progress.throttled += 1;
+                    body::read_signal(resp, &core.settings.parser).await
+                } else {
+                    let signal = core.settings.parser.parse(status, resp.headers(), None);
+                    (resp, signal)
+                };
+                let verdict = engine.on_response(ticket, received, status, &signal, &attempt);
+                match verdict {
+                    Verdict::Retry { after, reason } => match backup {
+                        Some(next) => {
+                            tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, ?signal, "courteous: retrying");
+                            drop(resp);
+                            sleep(core, &scope, after, &mut progress).await;
+                            req = next;
+                        }
+                        None => return Ok(finish(resp, &scope, &progress, signal)),
+                    },
+                    Verdict::Return | Verdict::GiveUp(GiveUpReason::NotRetryable) => {
+                        return Ok(finish(resp, &scope, &progress, signal));
+                    }
+                    Verdict::GiveUp(reason) => {
+                        tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?signal, "courteous: giving up");
+                        let hint = signal.retry_after().map(|h| h.delay());
+                        let report = report(&scope, &progress, signal);
+                        resp.extensions_mut().insert(report);
+                        return match config.give_up {
+                            GiveUpMode::Response => Ok(resp),
+                            _ => Err(Error::gave_up(reason, progress.attempts)
+                                .with_retry_after(hint)
+                                .with_response(resp)),
+                        };
+                    }
+                }
+            }
+            Err(err) => {
+                let err: BoxError = err.into();
+                let transient = classify::is_transient(&*err);
+                let verdict = engine.on_transport_error(ticket, received, transient, &attempt);
+                match (verdict, backup) {
+                    (Verdict::Retry { after, reason }, Some(next)) => {
+                        tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, error = %err, "courteous: retrying");
+                        sleep(core, &scope, after, &mut progress).await;
+                        req = next;
+                    }
+                    (verdict, _) => {
+                        tracing::debug!(%scope, attempt = progress.attempts, ?verdict, error = %err, "courteous: returning the error");
+                        return Err(Error::request(err, progress.attempts));
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn sleep(core: &Core, scope: &crate::engine::Scope, wait: Duration, progress: &mut Progress) {
+    if wait.is_zero() {
+        return;
+    }
+    tokio::time::sleep(wait).await;
+    progress.waited += wait;
+    core.engine.record_wait(scope, wait);
+}
+
+fn report(scope: &crate::engine::Scope, progress: &Progress, signal: Signal) -> RetryReport {
+    RetryReport {
+        scope: scope.clone(),
+        attempts: progress.attempts,
+        waited: progress.waited,
+        throttled: progress.throttled,
+        last_signal: signal,
+    }
+}
+
+fn finish(
+    mut resp: reqwest::Response,
+    scope: &crate::engine::Scope,
+    progress: &Progress,
+    signal: Signal,
+) -> reqwest::Response {
+    resp.extensions_mut()
+        .insert(report(scope, progress, signal));
+    resp
+}
