@@ -34,6 +34,9 @@ use std::time::{Duration, Instant};
 
 /// Tolerance on token arithmetic (float rounding at slot boundaries).
 const EPSILON: f64 = 1e-6;
+/// Waits aim for one unit plus this much (1 ms at 20/s): a mirror exactly in
+/// step with the server would otherwise arrive a hair before its refill.
+const SAFETY: f64 = 0.02;
 /// A reset this much beyond what the rate explains means fixed windows
 /// (`Retry-After`/`t` are whole seconds, so up to 1 s of rounding is normal).
 const ROUNDING: Duration = Duration::from_secs(1);
@@ -136,11 +139,11 @@ impl Pacer {
                     let extra = if at_reset >= 1.0 {
                         0.0
                     } else {
-                        (1.0 - at_reset) / rate
+                        (1.0 + SAFETY - at_reset) / rate
                     };
                     Err(reset.saturating_duration_since(now) + Duration::from_secs_f64(extra))
                 } else {
-                    Err(Duration::from_secs_f64((1.0 - available) / rate))
+                    Err(Duration::from_secs_f64((1.0 + SAFETY - available) / rate))
                 }
             }
             None => match est.reset_at {

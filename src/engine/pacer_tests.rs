@@ -1,1 +1,155 @@
+use std::time::{Duration, Instant};
 
+use super::*;
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn reading(
+    remaining: u64,
+    limit: u64,
+    window: Option<Duration>,
+    reset: Option<Duration>,
+) -> QuotaReading {
+    QuotaReading {
+        remaining: Some(remaining),
+        limit: Some(limit),
+        window,
+        reset,
+    }
+}
+
+#[test]
+fn nothing_known_means_no_pacing() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    for _ in 0..1000 {
+        assert_eq!(pacer.admit(t0), Ok(()));
+    }
+}
+
+#[test]
+fn refills_at_the_policy_rate_up_to_the_limit() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    pacer.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0);
+    // One unit at 20/s is 50 ms; waits aim 2 % of a unit past it.
+    assert_eq!(pacer.admit(t0), Err(ms(51)));
+    assert_eq!(pacer.admit(t0 + ms(51)), Ok(()));
+    // After a long idle the burst is capped at the limit.
+    let later = t0 + Duration::from_secs(60);
+    for _ in 0..20 {
+        assert_eq!(pacer.admit(later), Ok(()));
+    }
+    assert!(pacer.admit(later).is_err());
+}
+
+#[test]
+fn sync_keeps_a_consistent_fraction() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    pacer.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0);
+    // 30 ms later we hold 0.6 units; a response saying 0 agrees (truth in [0, 1)).
+    pacer.sync(
+        t0 + ms(30),
+        reading(0, 20, Some(Duration::from_secs(1)), None),
+        0,
+    );
+    assert_eq!(pacer.admit(t0 + ms(30)), Err(ms(21)));
+}
+
+#[test]
+fn sync_lowers_an_optimistic_estimate_and_raises_a_pessimistic_one() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    let r = |n| reading(n, 100, None, Some(Duration::from_secs(10)));
+    pacer.sync(t0, r(50), 0);
+    pacer.sync(t0, r(1), 0); // someone else spent the quota
+    assert_eq!(pacer.admit(t0), Ok(()));
+    assert_eq!(pacer.admit(t0), Err(Duration::from_secs(10)));
+    pacer.sync(t0, r(5), 0); // the server is kinder than we thought
+    for _ in 0..5 {
+        assert_eq!(pacer.admit(t0), Ok(()));
+    }
+}
+
+#[test]
+fn others_in_flight_are_subtracted() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    pacer.sync(t0, reading(3, 10, Some(Duration::from_secs(1)), None), 2);
+    assert_eq!(pacer.admit(t0), Ok(()));
+    assert!(pacer.admit(t0).is_err());
+}
+
+#[test]
+fn without_a_rate_wait_for_the_reset_then_the_limit_is_back() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    pacer.sync(t0, reading(1, 3, None, Some(Duration::from_secs(2))), 0);
+    assert_eq!(pacer.admit(t0), Ok(()));
+    assert_eq!(pacer.admit(t0 + ms(500)), Err(ms(1500)));
+    let reset = t0 + Duration::from_secs(2);
+    for _ in 0..3 {
+        assert_eq!(pacer.admit(reset), Ok(()));
+    }
+}
+
+#[test]
+fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    // 100 per 60 s, nothing left, reset in 30 s: the rate alone would say
+    // 0.6 s, but a fixed window gives nothing back before the reset.
+    pacer.sync(
+        t0,
+        reading(
+            0,
+            100,
+            Some(Duration::from_secs(60)),
+            Some(Duration::from_secs(30)),
+        ),
+        0,
+    );
+    assert_eq!(pacer.admit(t0), Err(Duration::from_secs(30)));
+    // A token bucket whose reset is "time until full" (1 s at 20/s) is not.
+    let mut bucket = Pacer::default();
+    bucket.sync(
+        t0,
+        reading(
+            0,
+            20,
+            Some(Duration::from_secs(1)),
+            Some(Duration::from_secs(1)),
+        ),
+        0,
+    );
+    assert_eq!(bucket.admit(t0), Err(ms(51)));
+}
+
+#[test]
+fn refusals_teach_the_rate() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    // 20 successes, then a refusal saying "full again in 1 s".
+    for _ in 0..20 {
+        pacer.on_success();
+    }
+    pacer.on_throttle(t0, Some(Duration::from_secs(1)));
+    assert_eq!(pacer.rate(), Some(20.0));
+    // After the pause the burst is back, then 20/s.
+    let resume = t0 + Duration::from_secs(1);
+    for _ in 0..20 {
+        assert_eq!(pacer.admit(resume), Ok(()));
+    }
+    assert_eq!(pacer.admit(resume), Err(ms(51)));
+    // Two refusals 0.5 s apart (by their hints) with 5 successes between: 10/s.
+    let t1 = resume + ms(100);
+    for _ in 0..5 {
+        pacer.on_success();
+    }
+    pacer.on_throttle(t1, Some(ms(400)));
+    let rate = pacer.rate().unwrap_or_default();
+    assert!((rate - 5.0 / 0.5).abs() < 1e-9, "{rate}");
+}

@@ -1,1 +1,534 @@
+//! Engine rules under an injected clock, and a simulated token-bucket
+//! server that checks pacing end to end without sleeping.
 
+use std::time::{Duration, Instant};
+
+use http::StatusCode;
+
+use super::*;
+use crate::signal::{HintSource, Quota, QuotaSource, RetryHint, Signal};
+
+mod sim;
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn hint_signal(delay: Duration) -> Signal {
+    Signal::from_parts(
+        Some(RetryHint::new(delay, HintSource::RetryAfterSeconds)),
+        vec![],
+    )
+}
+
+fn admit_now(engine: &Engine, scope: &Scope, now: Instant) -> InFlight {
+    match engine.admit(scope, now) {
+        Admit::Now(ticket) => ticket,
+        other => panic!("expected Admit::Now, got {other:?}"),
+    }
+}
+
+fn admit_wait(engine: &Engine, scope: &Scope, now: Instant) -> (Duration, WaitReason) {
+    match engine.admit(scope, now) {
+        Admit::After { wait, reason } => (wait, reason),
+        Admit::Now(_) => panic!("expected a wait"),
+    }
+}
+
+fn no_jitter() -> Config {
+    Config::default().hint_jitter(0.0, Duration::ZERO)
+}
+
+#[test]
+fn a_hint_pauses_the_whole_scope_and_is_honoured() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let first = admit_now(&engine, &scope, t0);
+    let second = admit_now(&engine, &scope, t0);
+    let attempt = Attempt::new(1, true, t0);
+    let verdict = engine.on_response(
+        first,
+        t0,
+        StatusCode::TOO_MANY_REQUESTS,
+        &hint_signal(ms(1500)),
+        &attempt,
+    );
+    assert_eq!(
+        verdict,
+        Verdict::Retry {
+            after: ms(1500),
+            reason: RetryReason::Throttled {
+                status: StatusCode::TOO_MANY_REQUESTS,
+                hint: Some(ms(1500)),
+            },
+        }
+    );
+    // Everyone else waits too, never earlier than the hint.
+    assert_eq!(
+        admit_wait(&engine, &scope, t0 + ms(100)),
+        (ms(1400), WaitReason::Paused)
+    );
+    assert_eq!(admit_wait(&engine, &scope, t0 + ms(1499)).0, ms(1));
+    drop(admit_now(&engine, &scope, t0 + ms(1500)));
+    // Another scope is not affected.
+    drop(admit_now(&engine, &Scope::new("other"), t0 + ms(100)));
+    drop(second);
+}
+
+#[test]
+fn hint_jitter_only_ever_adds() {
+    let engine = Engine::new(Config::default());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    for _ in 0..50 {
+        let ticket = admit_now(&engine, &scope, t0 + ms(10_000));
+        let attempt = Attempt::new(1, true, t0);
+        match engine.on_response(
+            ticket,
+            t0 + ms(10_000),
+            StatusCode::TOO_MANY_REQUESTS,
+            &hint_signal(ms(0)),
+            &attempt,
+        ) {
+            Verdict::Retry { after, .. } => assert_eq!(after, Duration::ZERO),
+            other => panic!("{other:?}"),
+        }
+    }
+    let engine = Engine::new(Config::default());
+    let ticket = admit_now(&engine, &scope, t0);
+    match engine.on_response(
+        ticket,
+        t0,
+        StatusCode::TOO_MANY_REQUESTS,
+        &hint_signal(ms(2000)),
+        &Attempt::new(1, true, t0),
+    ) {
+        Verdict::Retry { after, .. } => {
+            assert!(after >= ms(2000) && after <= ms(2200), "{after:?}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn bare_throttles_back_off_exponentially_with_full_jitter() {
+    let backoff = Backoff::new(ms(100), Duration::from_secs(20));
+    let engine = Engine::new(
+        Config::default()
+            .backoff(backoff)
+            .max_attempts(50)
+            .retry_budget(None),
+    );
+    let scope = Scope::new("s");
+    let mut now = Instant::now();
+    for n in 0..8u32 {
+        let ticket = admit_now(&engine, &scope, now);
+        let verdict = engine.on_response(
+            ticket,
+            now,
+            StatusCode::SERVICE_UNAVAILABLE,
+            &Signal::default(),
+            &Attempt::new(n + 1, true, now),
+        );
+        let Verdict::Retry { after, .. } = verdict else {
+            panic!("{verdict:?}")
+        };
+        assert!(after < backoff.ceiling(n), "retry {n}: {after:?}");
+        now += after;
+    }
+    // A success resets the growth.
+    let ticket = admit_now(&engine, &scope, now);
+    assert_eq!(
+        engine.on_response(
+            ticket,
+            now,
+            StatusCode::OK,
+            &Signal::default(),
+            &Attempt::new(1, true, now)
+        ),
+        Verdict::Return
+    );
+}
+
+#[test]
+fn a_hint_beyond_max_wait_gives_up_at_once_with_the_hint() {
+    let engine = Engine::new(no_jitter().max_wait(Duration::from_secs(10)));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let ticket = admit_now(&engine, &scope, t0);
+    let verdict = engine.on_response(
+        ticket,
+        t0,
+        StatusCode::TOO_MANY_REQUESTS,
+        &hint_signal(Duration::from_secs(3600)),
+        &Attempt::new(1, true, t0),
+    );
+    assert_eq!(
+        verdict,
+        Verdict::GiveUp(GiveUpReason::WaitTooLong {
+            wait: Duration::from_secs(3600)
+        })
+    );
+    // The scope still obeys the server: the next admission is told the wait.
+    let (wait, reason) = admit_wait(&engine, &scope, t0 + Duration::from_secs(1));
+    assert_eq!(
+        (wait, reason),
+        (Duration::from_secs(3599), WaitReason::Paused)
+    );
+}
+
+#[test]
+fn the_deadline_is_never_slept_past() {
+    let engine = Engine::new(no_jitter().deadline(Duration::from_secs(5)));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let ticket = admit_now(&engine, &scope, t0 + Duration::from_secs(3));
+    let verdict = engine.on_response(
+        ticket,
+        t0 + Duration::from_secs(3),
+        StatusCode::TOO_MANY_REQUESTS,
+        &hint_signal(Duration::from_secs(3)),
+        &Attempt::new(1, true, t0),
+    );
+    assert_eq!(
+        verdict,
+        Verdict::GiveUp(GiveUpReason::Deadline {
+            wait: Duration::from_secs(3)
+        })
+    );
+    let ticket = admit_now(
+        &Engine::new(no_jitter().deadline(Duration::from_secs(5))),
+        &scope,
+        t0,
+    );
+    drop(ticket);
+}
+
+#[test]
+fn attempts_are_bounded() {
+    let engine = Engine::new(no_jitter().max_attempts(2));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let ticket = admit_now(&engine, &scope, t0);
+    assert!(matches!(
+        engine.on_response(
+            ticket,
+            t0,
+            StatusCode::TOO_MANY_REQUESTS,
+            &hint_signal(ms(10)),
+            &Attempt::new(1, true, t0)
+        ),
+        Verdict::Retry { .. }
+    ));
+    let ticket = admit_now(&engine, &scope, t0 + ms(10));
+    assert_eq!(
+        engine.on_response(
+            ticket,
+            t0 + ms(10),
+            StatusCode::TOO_MANY_REQUESTS,
+            &hint_signal(ms(10)),
+            &Attempt::new(2, true, t0)
+        ),
+        Verdict::GiveUp(GiveUpReason::AttemptsExhausted)
+    );
+}
+
+#[test]
+fn the_budget_stops_retries_when_spent() {
+    let budget = RetryBudget::new(Duration::from_secs(1), 2, 0.0);
+    let engine = Engine::new(no_jitter().retry_budget(budget).max_attempts(100));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let mut verdicts = Vec::new();
+    for n in 1..=3 {
+        let ticket = admit_now(&engine, &scope, t0);
+        verdicts.push(engine.on_response(
+            ticket,
+            t0,
+            StatusCode::TOO_MANY_REQUESTS,
+            &hint_signal(Duration::ZERO),
+            &Attempt::new(n, true, t0),
+        ));
+    }
+    assert!(matches!(verdicts[0], Verdict::Retry { .. }));
+    assert!(matches!(verdicts[1], Verdict::Retry { .. }));
+    assert_eq!(verdicts[2], Verdict::GiveUp(GiveUpReason::BudgetExhausted));
+    assert_eq!(
+        engine
+            .scope_stats(&scope)
+            .map(|s| (s.sent(), s.throttled(), s.retries(), s.gave_up())),
+        Some((3, 3, 2, 1))
+    );
+}
+
+#[test]
+fn not_retryable_requests_come_back_but_still_pause_the_scope() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let ticket = admit_now(&engine, &scope, t0);
+    let verdict = engine.on_response(
+        ticket,
+        t0,
+        StatusCode::TOO_MANY_REQUESTS,
+        &hint_signal(ms(300)),
+        &Attempt::new(1, false, t0),
+    );
+    assert_eq!(verdict, Verdict::GiveUp(GiveUpReason::NotRetryable));
+    assert_eq!(admit_wait(&engine, &scope, t0).0, ms(300));
+}
+
+#[test]
+fn transport_errors_retry_with_backoff_only_when_transient() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let ticket = admit_now(&engine, &scope, t0);
+    let verdict = engine.on_transport_error(ticket, t0, true, &Attempt::new(1, true, t0));
+    let Verdict::Retry { after, reason } = verdict else {
+        panic!("{verdict:?}")
+    };
+    assert!(after < Backoff::DEFAULT_BASE);
+    assert_eq!(reason, RetryReason::Transport);
+    let ticket = admit_now(&engine, &scope, t0);
+    assert_eq!(
+        engine.on_transport_error(ticket, t0, false, &Attempt::new(1, true, t0)),
+        Verdict::GiveUp(GiveUpReason::NotRetryable)
+    );
+}
+
+#[test]
+fn remaining_and_policy_pace_instead_of_bursting() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let quota = |remaining| {
+        Signal::from_parts(
+            None,
+            vec![
+                Quota::new(QuotaSource::IetfList)
+                    .with_limit(10)
+                    .with_window(Duration::from_secs(1))
+                    .with_remaining(remaining),
+            ],
+        )
+    };
+    let ticket = admit_now(&engine, &scope, t0);
+    engine.on_response(
+        ticket,
+        t0,
+        StatusCode::OK,
+        &quota(1),
+        &Attempt::new(1, true, t0),
+    );
+    // One unit left: spend it, then wait one refill interval (1/10 s).
+    drop_settled(&engine, admit_now(&engine, &scope, t0), t0);
+    let (wait, reason) = admit_wait(&engine, &scope, t0);
+    assert_eq!(reason, WaitReason::Pacing);
+    assert!(wait >= ms(100) && wait <= ms(103), "{wait:?}");
+}
+
+fn drop_settled(engine: &Engine, ticket: InFlight, now: Instant) {
+    engine.on_response(
+        ticket,
+        now,
+        StatusCode::OK,
+        &Signal::default(),
+        &Attempt::new(1, true, now),
+    );
+}
+
+#[test]
+fn in_flight_requests_are_reserved() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let signal = Signal::from_parts(
+        None,
+        vec![
+            Quota::new(QuotaSource::IetfSeparate)
+                .with_limit(5)
+                .with_window(Duration::from_secs(1))
+                .with_remaining(2),
+        ],
+    );
+    let ticket = admit_now(&engine, &scope, t0);
+    engine.on_response(
+        ticket,
+        t0,
+        StatusCode::OK,
+        &signal,
+        &Attempt::new(1, true, t0),
+    );
+    // Two left: two concurrent sends go, the third waits (0.2 s per unit).
+    let a = admit_now(&engine, &scope, t0);
+    let b = admit_now(&engine, &scope, t0);
+    let (wait, _) = admit_wait(&engine, &scope, t0);
+    assert!(wait >= ms(199), "{wait:?}");
+    drop((a, b));
+}
+
+#[test]
+fn stale_responses_do_not_overwrite_newer_quota() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let quota = |remaining| {
+        Signal::from_parts(
+            None,
+            vec![
+                Quota::new(QuotaSource::XRateLimit)
+                    .with_limit(100)
+                    .with_remaining(remaining)
+                    .with_reset(Duration::from_secs(60)),
+            ],
+        )
+    };
+    let old = admit_now(&engine, &scope, t0);
+    let new = admit_now(&engine, &scope, t0);
+    engine.on_response(
+        new,
+        t0,
+        StatusCode::OK,
+        &quota(0),
+        &Attempt::new(1, true, t0),
+    );
+    engine.on_response(
+        old,
+        t0,
+        StatusCode::OK,
+        &quota(50),
+        &Attempt::new(1, true, t0),
+    );
+    let (wait, reason) = admit_wait(&engine, &scope, t0 + Duration::from_secs(1));
+    assert_eq!(
+        (wait, reason),
+        (Duration::from_secs(59), WaitReason::Pacing)
+    );
+}
+
+#[test]
+fn pacing_off_ignores_quota_but_honours_hints() {
+    let engine = Engine::new(no_jitter().pacing(false));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let empty = Signal::from_parts(
+        None,
+        vec![
+            Quota::new(QuotaSource::IetfList)
+                .with_limit(10)
+                .with_window(Duration::from_secs(1))
+                .with_remaining(0),
+        ],
+    );
+    let ticket = admit_now(&engine, &scope, t0);
+    engine.on_response(
+        ticket,
+        t0,
+        StatusCode::OK,
+        &empty,
+        &Attempt::new(1, true, t0),
+    );
+    drop_settled(&engine, admit_now(&engine, &scope, t0), t0);
+    let ticket = admit_now(&engine, &scope, t0);
+    engine.on_response(
+        ticket,
+        t0,
+        StatusCode::TOO_MANY_REQUESTS,
+        &hint_signal(ms(50)),
+        &Attempt::new(1, true, t0),
+    );
+    assert_eq!(admit_wait(&engine, &scope, t0).1, WaitReason::Paused);
+}
+
+#[test]
+fn a_cancelled_send_releases_its_reservation() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let signal = Signal::from_parts(
+        None,
+        vec![
+            Quota::new(QuotaSource::IetfList)
+                .with_limit(5)
+                .with_window(Duration::from_secs(1))
+                .with_remaining(3),
+        ],
+    );
+    drop(admit_now(&engine, &scope, t0)); // cancelled before any response
+    let ticket = admit_now(&engine, &scope, t0);
+    // No phantom in-flight request is subtracted: 3 remaining means 3 sends.
+    engine.on_response(
+        ticket,
+        t0,
+        StatusCode::OK,
+        &signal,
+        &Attempt::new(1, true, t0),
+    );
+    for _ in 0..3 {
+        drop_settled(&engine, admit_now(&engine, &scope, t0), t0);
+    }
+    assert_eq!(admit_wait(&engine, &scope, t0).1, WaitReason::Pacing);
+}
+
+/// The seed's experiment (bucket of 20 refilled at 20/s, 100 successes)
+/// in simulated time; the bounds are the must-show's where the dialect makes
+/// them reachable (see the module docs of `pacer`).
+#[test]
+fn simulated_bucket_with_quota_headers_gets_no_refusal() {
+    use sim::Dialect::*;
+    for dialect in [Policy, XRateLimit, LegacyNextToken] {
+        for concurrency in [1, 4] {
+            let out = sim::run(dialect, Config::default(), concurrency, 100);
+            assert_eq!(out.throttled, 0, "{dialect:?} c={concurrency}: {out:?}");
+            assert_eq!(out.sent, 100, "{dialect:?} c={concurrency}: {out:?}");
+            assert!(
+                out.elapsed <= Duration::from_millis(4200),
+                "{dialect:?} c={concurrency}: {out:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn simulated_bucket_with_hints_only_wastes_little() {
+    use sim::Dialect::*;
+    for dialect in [MsHint, SecondsHint] {
+        let out = sim::run(dialect, Config::default(), 1, 100);
+        assert!(out.sent <= 102, "{dialect:?} c=1: {out:?}");
+        assert!(
+            out.elapsed <= Duration::from_millis(4200),
+            "{dialect:?} c=1: {out:?}"
+        );
+        let out = sim::run(dialect, Config::default(), 4, 100);
+        assert!(out.sent <= 110, "{dialect:?} c=4: {out:?}");
+    }
+}
+
+#[test]
+fn simulated_bucket_with_bare_refusals_stays_under_110() {
+    for concurrency in [1, 4] {
+        let out = sim::run(sim::Dialect::Bare, Config::default(), concurrency, 100);
+        assert!(out.sent <= 110, "c={concurrency}: {out:?}");
+        assert_eq!(out.errors, 0, "c={concurrency}: {out:?}");
+    }
+}
+
+#[test]
+fn simulated_pacing_is_no_slower_than_retry_after_only() {
+    for concurrency in [1, 4] {
+        let polite = sim::run(sim::Dialect::Policy, Config::default(), concurrency, 100);
+        let hints_only = sim::run(
+            sim::Dialect::Policy,
+            Config::default().pacing(false),
+            concurrency,
+            100,
+        );
+        assert!(hints_only.throttled > 0, "{hints_only:?}");
+        assert!(
+            polite.elapsed <= hints_only.elapsed + Duration::from_millis(50),
+            "{polite:?} vs {hints_only:?}"
+        );
+    }
+}

@@ -1,0 +1,223 @@
+//! A simulated token-bucket server (capacity 20, 20/s, as in the seed's
+//! experiment) driven by the engine through a simulated clock: checks that
+//! pacing reaches the server's rate with no or few refusals, per dialect.
+//! Deterministic apart from jitter; no sleeping, no sockets.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::{Duration, Instant};
+
+use http::StatusCode;
+
+use crate::engine::{Admit, Attempt, Config, Engine, InFlight, Scope, Verdict};
+use crate::signal::{HintSource, Quota, QuotaSource, RetryHint, Signal};
+
+const CAPACITY: f64 = 20.0;
+const RATE: f64 = 20.0;
+const LATENCY: Duration = Duration::from_millis(1);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Dialect {
+    /// `RateLimit` + `RateLimit-Policy` (20;w=1), reset = next token (ceil s); 429: ms hint.
+    Policy,
+    /// No quota; 429 carries the exact time to the next token in ms.
+    MsHint,
+    /// No quota; 429 carries `Retry-After` in whole seconds (rounded up).
+    SecondsHint,
+    /// `X-RateLimit-Limit/Remaining/Reset` (reset = time until full, ceil s); 429: seconds.
+    XRateLimit,
+    /// `RateLimit-Limit/Remaining/Reset` (no window; reset = next token, ceil s); 429: ms hint.
+    LegacyNextToken,
+    /// Nothing at all: bare 429s.
+    Bare,
+}
+
+struct Bucket {
+    tokens: f64,
+    at: f64,
+}
+
+impl Bucket {
+    fn refill(&mut self, t: f64) {
+        self.tokens = (self.tokens + (t - self.at) * RATE).min(CAPACITY);
+        self.at = t;
+    }
+
+    fn respond(&mut self, t: f64, dialect: Dialect) -> (StatusCode, Signal) {
+        self.refill(t);
+        let allowed = self.tokens >= 1.0;
+        if allowed {
+            self.tokens -= 1.0;
+        }
+        let remaining = self.tokens.floor() as u64;
+        let next_token = if self.tokens >= 1.0 {
+            0.0
+        } else {
+            (1.0 - self.tokens) / RATE
+        };
+        let until_full = (CAPACITY - self.tokens) / RATE;
+        let ceil_secs = |s: f64| Duration::from_secs(s.ceil() as u64);
+        let mut policies = Vec::new();
+        let mut hint = None;
+        match dialect {
+            Dialect::Policy => {
+                policies.push(
+                    Quota::new(QuotaSource::IetfList)
+                        .with_limit(CAPACITY as u64)
+                        .with_window(Duration::from_secs(1))
+                        .with_remaining(remaining)
+                        .with_reset(ceil_secs(next_token)),
+                );
+                if !allowed {
+                    hint = Some(RetryHint::new(
+                        Duration::from_secs_f64(next_token),
+                        HintSource::ProblemRetryAfterMs,
+                    ));
+                }
+            }
+            Dialect::MsHint if !allowed => {
+                hint = Some(RetryHint::new(
+                    Duration::from_secs_f64(next_token),
+                    HintSource::ProblemRetryAfterMs,
+                ));
+            }
+            Dialect::SecondsHint if !allowed => {
+                hint = Some(RetryHint::new(
+                    ceil_secs(next_token),
+                    HintSource::RetryAfterSeconds,
+                ));
+            }
+            Dialect::XRateLimit => {
+                policies.push(
+                    Quota::new(QuotaSource::XRateLimit)
+                        .with_limit(CAPACITY as u64)
+                        .with_remaining(remaining)
+                        .with_reset(ceil_secs(until_full)),
+                );
+                if !allowed {
+                    hint = Some(RetryHint::new(
+                        ceil_secs(next_token),
+                        HintSource::RetryAfterSeconds,
+                    ));
+                }
+            }
+            Dialect::LegacyNextToken => {
+                policies.push(
+                    Quota::new(QuotaSource::IetfSeparate)
+                        .with_limit(CAPACITY as u64)
+                        .with_remaining(remaining)
+                        .with_reset(ceil_secs(next_token)),
+                );
+                if !allowed {
+                    hint = Some(RetryHint::new(
+                        Duration::from_secs_f64(next_token),
+                        HintSource::ProblemRetryAfterMs,
+                    ));
+                }
+            }
+            _ => {}
+        }
+        let status = if allowed {
+            StatusCode::OK
+        } else {
+            StatusCode::TOO_MANY_REQUESTS
+        };
+        (status, Signal::from_parts(hint, policies))
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Outcome {
+    pub(super) sent: u64,
+    pub(super) throttled: u64,
+    pub(super) errors: u64,
+    pub(super) elapsed: Duration,
+}
+
+struct Worker {
+    attempt: u32,
+    started: Instant,
+    pending: Option<(InFlight, StatusCode, Signal)>,
+}
+
+/// Runs `concurrency` workers until `successes` responses are 2xx.
+pub(super) fn run(dialect: Dialect, config: Config, concurrency: usize, successes: u64) -> Outcome {
+    let engine = Engine::new(config);
+    let scope = Scope::new("sim");
+    let base = Instant::now();
+    let at = |d: Duration| base + d;
+    let mut bucket = Bucket {
+        tokens: CAPACITY,
+        at: 0.0,
+    };
+    let mut events: BinaryHeap<Reverse<(Duration, u64, usize)>> = BinaryHeap::new();
+    let mut seq = 0u64;
+    let mut workers: Vec<Worker> = (0..concurrency)
+        .map(|_| Worker {
+            attempt: 1,
+            started: base,
+            pending: None,
+        })
+        .collect();
+    for w in 0..concurrency {
+        events.push(Reverse((Duration::ZERO, seq, w)));
+        seq += 1;
+    }
+    let mut out = Outcome::default();
+    let mut ok = 0;
+    let mut steps = 0;
+    while let Some(Reverse((now, _, w))) = events.pop() {
+        steps += 1;
+        assert!(
+            steps < 1_000_000 && now < Duration::from_secs(120),
+            "simulation ran away"
+        );
+        let worker = &mut workers[w];
+        let next = match worker.pending.take() {
+            None => match engine.admit(&scope, at(now)) {
+                Admit::After { wait, .. } => {
+                    // tokio's timer wakes on the next millisecond tick.
+                    now + Duration::from_millis(wait.as_nanos().div_ceil(1_000_000) as u64)
+                }
+                Admit::Now(ticket) => {
+                    out.sent += 1;
+                    let (status, signal) =
+                        bucket.respond((now + LATENCY / 2).as_secs_f64(), dialect);
+                    worker.pending = Some((ticket, status, signal));
+                    now + LATENCY
+                }
+            },
+            Some((ticket, status, signal)) => {
+                if status == StatusCode::TOO_MANY_REQUESTS {
+                    out.throttled += 1;
+                }
+                let attempt = Attempt::new(worker.attempt, true, worker.started);
+                match engine.on_response(ticket, at(now), status, &signal, &attempt) {
+                    Verdict::Return if status.is_success() => {
+                        ok += 1;
+                        if ok == successes {
+                            out.elapsed = now;
+                            return out;
+                        }
+                        worker.attempt = 1;
+                        worker.started = at(now);
+                        now
+                    }
+                    Verdict::Retry { after, .. } => {
+                        worker.attempt += 1;
+                        now + after
+                    }
+                    _ => {
+                        out.errors += 1;
+                        worker.attempt = 1;
+                        worker.started = at(now);
+                        now
+                    }
+                }
+            }
+        };
+        events.push(Reverse((next, seq, w)));
+        seq += 1;
+    }
+    out
+}
