@@ -24,6 +24,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Measure the cost of one check per algorithm (latency, memory).
     Bench(BenchArgs),
+    /// Run the seed's experiments side by side: race, window edge, wasted
+    /// requests per client, a herd, cost per check; table plus SVG timeline.
+    Compare(crate::compare::CompareArgs),
 }
 
 /// `demo-server serve`. Default policy: the seeds' token bucket, 20 tokens refilled 20/s.

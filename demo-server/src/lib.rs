@@ -34,6 +34,7 @@ pub mod algorithms;
 pub mod app;
 pub mod bench;
 pub mod cli;
+pub mod compare;
 mod config;
 mod decision;
 mod error;

@@ -21,6 +21,7 @@ async fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
         Command::Bench(args) => run_bench(args).await,
+        Command::Compare(args) => run_compare(args).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -90,5 +91,14 @@ async fn run_bench(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
         print!("{report}");
     }
     drop(child);
+    Ok(())
+}
+
+async fn run_compare(
+    args: demo_server::compare::CompareArgs,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let json = args.json;
+    let report = demo_server::compare::main(args).await?;
+    demo_server::compare::print(&report, json);
     Ok(())
 }

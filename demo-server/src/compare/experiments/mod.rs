@@ -1,0 +1,76 @@
+//! The five experiments of the seed (seeds/000 §"Đo thật"), each on fresh
+//! keys and fresh client ids so runs never share a quota.
+
+pub mod cost;
+pub mod edge;
+pub mod herd;
+pub mod race;
+pub mod waste;
+
+use std::time::Instant;
+
+use crate::{HeaderStyle, KeySpace, Policy, RunningServer, ServerConfig, spawn};
+
+use super::CompareError;
+use super::backend::Backend;
+use super::clients::Examples;
+use super::recorder::Recorder;
+
+/// What every experiment shares.
+#[derive(Debug)]
+pub struct Lab {
+    /// The store.
+    pub backend: Backend,
+    /// Example binaries.
+    pub examples: Examples,
+    /// Events of every request that went through a proxy.
+    pub recorder: Recorder,
+    keys: KeySpace,
+    nonce: String,
+    started: Instant,
+}
+
+impl Lab {
+    /// A lab over `backend` with a key namespace no earlier run used.
+    pub fn new(backend: Backend, examples: Examples) -> Self {
+        let nonce = format!("{:08x}", rand::random::<u32>());
+        Self {
+            backend,
+            examples,
+            recorder: Recorder::new(),
+            keys: KeySpace::new(&format!("compare-{nonce}"), 1).expect("a valid namespace"),
+            nonce,
+            started: Instant::now(),
+        }
+    }
+
+    /// A client id unique to this invocation.
+    pub fn client_id(&self, name: &str) -> String {
+        format!("{name}-{}", self.nonce)
+    }
+
+    /// `replicas` replicas of `policy` (all header dialects) sharing the store.
+    pub async fn replicas(
+        &self,
+        policy: &Policy,
+        replicas: usize,
+    ) -> Result<Vec<RunningServer>, CompareError> {
+        let config = ServerConfig::new(policy.clone())
+            .headers(HeaderStyle::All)
+            .keys(self.keys.clone());
+        let mut out = Vec::with_capacity(replicas);
+        for _ in 0..replicas {
+            out.push(spawn(config.clone(), self.backend.store().await?).await?);
+        }
+        Ok(out)
+    }
+
+    /// One progress line on stderr, with the time since the start.
+    pub fn progress(&self, message: impl AsRef<str>) {
+        eprintln!(
+            "compare [{:5.1} s] {}",
+            self.started.elapsed().as_secs_f64(),
+            message.as_ref()
+        );
+    }
+}

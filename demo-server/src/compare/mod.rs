@@ -1,0 +1,205 @@
+//! `demo-server compare`: the seed's experiments (seeds/000, signals.md §5)
+//! in one command, with the example clients as separate processes, and an
+//! SVG timeline of what each client cost the server.
+//!
+//! 1. race: 50 concurrent requests at a bucket of 20, racy vs Lua bucket;
+//! 2. window edge: fixed window vs sliding log vs sliding window counter;
+//! 3. wasted requests: naive, fixed 50 ms, Retry-After only, courteous
+//!    defaults — at concurrency 1 and 4 and across 3 replicas;
+//! 4. a herd of 10 polite processes on one client id;
+//! 5. the cost of one check per algorithm.
+//!
+//! Quotas live in Redis when `REDIS_URL` is set or `redis-server` is on `PATH`
+//! (started on a free loopback port and stopped at the end), otherwise in
+//! the embedded store.
+
+mod backend;
+pub mod clients;
+mod error;
+pub mod experiments;
+pub mod proxy;
+pub mod recorder;
+pub mod report;
+mod tables;
+pub mod timeline;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+
+pub use error::CompareError;
+pub use report::{CompareReport, Target};
+
+use backend::Backend;
+use clients::Examples;
+use experiments::Lab;
+use timeline::Lane;
+
+/// `demo-server compare`.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// Redis URL; without it a throw-away `redis-server` from PATH is started,
+    /// or the embedded store is used when there is none.
+    #[arg(long, env = "REDIS_URL")]
+    pub redis: Option<String>,
+    /// Print the results as JSON on stdout (progress stays on stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// Where to write the SVG timeline [default: <target dir>/compare-timeline.svg].
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
+    /// Do not build the example clients (use the release binaries already built).
+    #[arg(long)]
+    pub skip_build: bool,
+    /// Run only these experiments (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub only: Vec<Experiment>,
+}
+
+/// The experiments, for `--only`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Experiment {
+    /// 1. Racy vs atomic bucket.
+    Race,
+    /// 2. Window edge.
+    Edge,
+    /// 3. Wasted requests.
+    Waste,
+    /// 4. Herd of polite processes.
+    Herd,
+    /// 5. Cost of one check.
+    Cost,
+}
+
+impl CompareArgs {
+    fn runs(&self, experiment: Experiment) -> bool {
+        self.only.is_empty() || self.only.contains(&experiment)
+    }
+}
+
+/// Build the clients, run the experiments, write the timeline, print the
+/// result (table, or JSON with `--json`).
+pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
+    let examples = Examples::locate();
+    let needs_clients = args.runs(Experiment::Waste) || args.runs(Experiment::Herd);
+    if needs_clients && !args.skip_build {
+        let sources = examples.sources();
+        let (cargo, build_args) = examples.build_command(&sources);
+        eprintln!(
+            "compare: building the example clients once: {} {}",
+            cargo.display(),
+            build_args.join(" ")
+        );
+        examples.build(&sources).await?;
+    }
+    let backend = Backend::choose(args.redis.as_deref()).await?;
+    let store = backend.describe().await;
+    eprintln!("compare: store: {store} ({})", backend.reason);
+    let lab = Lab::new(backend, examples);
+    let started = Instant::now();
+    let mut report = CompareReport {
+        store,
+        ..CompareReport::default()
+    };
+    if args.runs(Experiment::Race) {
+        lab.progress("1/5 race: 50 concurrent requests at a bucket of 20, three runs each");
+        report.race = experiments::race::run(&lab).await?;
+    }
+    if args.runs(Experiment::Edge) {
+        lab.progress("2/5 window edge: N before and N after an edge");
+        report.edge = experiments::edge::run(&lab).await?;
+    }
+    if args.runs(Experiment::Waste) {
+        lab.progress("3/5 wasted requests: 4 clients × 3 setups, about 4 s each");
+        report.waste = experiments::waste::run(&lab).await?;
+    }
+    if args.runs(Experiment::Herd) {
+        lab.progress("4/5 herd: 10 polite processes on one client id");
+        report.herd = experiments::herd::run(&lab).await?;
+    }
+    if args.runs(Experiment::Cost) {
+        lab.progress("5/5 cost of one check per algorithm");
+        report.cost = Some(experiments::cost::run(&lab).await?);
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    report.evaluate();
+    if !report.waste.is_empty() || report.herd.is_some() {
+        let path = args
+            .svg
+            .clone()
+            .unwrap_or_else(|| lab.examples.target_dir().join("compare-timeline.svg"));
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(&path, timeline_svg(&lab, &report))
+            .map_err(|e| CompareError::setup(format!("writing {}: {e}", path.display())))?;
+        report.svg = Some(path.display().to_string());
+    }
+    lab.progress("done");
+    Ok(report)
+}
+
+/// The timeline of experiment 3 (and the herd), from what the proxy recorded.
+fn timeline_svg(lab: &Lab, report: &CompareReport) -> String {
+    let mut lanes = Vec::new();
+    for row in &report.waste {
+        let note = match &row.report {
+            Some(r) => format!(
+                "{} · sent {} · wasted {} · {:.2} s",
+                row.setup.label(),
+                r.sent,
+                r.wasted(),
+                r.elapsed_ms as f64 / 1000.0
+            ),
+            None => format!("{} · {}", row.setup.label(), "no result"),
+        };
+        lanes.push(lane(lab, &row.client_id, row.client.label(), note));
+    }
+    if let Some(h) = &report.herd {
+        let note = format!(
+            "{} processes · sent {} · wasted {} · {:.2} s",
+            h.clients,
+            h.sent,
+            h.wasted(),
+            h.elapsed_ms as f64 / 1000.0
+        );
+        lanes.push(lane(lab, &h.client_id, "herd of polite clients", note));
+    }
+    timeline::render(
+        "What each client cost the server: requests per 100 ms",
+        &format!(
+            "token bucket of {} refilled {}/s, {} successes needed per client; store: {}",
+            experiments::waste::CAPACITY,
+            experiments::waste::RATE,
+            experiments::waste::SUCCESSES,
+            report.store
+        ),
+        &lanes,
+    )
+}
+
+fn lane(lab: &Lab, client_id: &str, label: &str, note: String) -> Lane {
+    let events = lab.recorder.events_of(client_id);
+    let start = events.iter().map(|e| e.at).min().unwrap_or_default();
+    Lane {
+        label: label.to_owned(),
+        note,
+        requests: events
+            .iter()
+            .map(|e| (e.at.saturating_sub(start), e.allowed()))
+            .collect(),
+    }
+}
+
+/// Print `report` as a table, or as JSON.
+pub fn print(report: &CompareReport, json: bool) {
+    if json {
+        match serde_json::to_string_pretty(report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => eprintln!("compare: cannot serialize the report: {e}"),
+        }
+    } else {
+        print!("{report}");
+    }
+}

@@ -1,0 +1,227 @@
+//! Everything the comparison measured, the targets it checks, and the
+//! terminal tables (JSON is the same struct through serde).
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::Algorithm;
+
+use super::clients::ClientKind;
+use super::experiments::cost::CostResult;
+use super::experiments::edge::EdgeRow;
+use super::experiments::herd::HerdResult;
+use super::experiments::race::RaceRow;
+use super::experiments::waste::{SETUPS, WasteRow};
+
+/// The whole result.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CompareReport {
+    /// Which store held the quotas.
+    pub store: String,
+    /// Seconds the experiments took (the build excluded).
+    pub seconds: f64,
+    /// Experiment 1.
+    pub race: Vec<RaceRow>,
+    /// Experiment 2.
+    pub edge: Vec<EdgeRow>,
+    /// Experiment 3.
+    pub waste: Vec<WasteRow>,
+    /// Experiment 4.
+    pub herd: Option<HerdResult>,
+    /// Experiment 5.
+    pub cost: Option<CostResult>,
+    /// Where the SVG timeline was written.
+    pub svg: Option<String>,
+    /// What the comparison must show, and whether it did.
+    pub targets: Vec<Target>,
+}
+
+/// One claim and whether this run met it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Target {
+    /// The claim.
+    pub claim: String,
+    /// `Some(true)` met, `Some(false)` missed, `None` not measured in this run.
+    pub met: Option<bool>,
+    /// The figures behind the verdict.
+    pub measured: String,
+}
+
+impl CompareReport {
+    /// The row of `client` in the setup at `index` of [`SETUPS`].
+    pub fn waste_row(&self, client: ClientKind, index: usize) -> Option<&WasteRow> {
+        let setup = SETUPS.get(index)?;
+        self.waste
+            .iter()
+            .find(|r| r.client == client && r.setup == *setup)
+    }
+
+    /// Evaluate the issue's "must show" list against the measurements.
+    pub fn evaluate(&mut self) {
+        let mut targets = Vec::new();
+        targets.push(race_target(&self.race));
+        targets.push(edge_target(&self.edge));
+        targets.push(self.courteous_target());
+        for index in [1, 2] {
+            targets.push(self.spread_target(index));
+        }
+        targets.push(herd_target(self.herd.as_ref()));
+        self.targets = targets;
+    }
+
+    fn courteous_target(&self) -> Target {
+        let claim = "courteous defaults, 1 replica, c=1: 100 sent for 100 successes, \
+                     no slower than Retry-After only"
+            .to_owned();
+        let polite = self
+            .waste_row(ClientKind::Courteous, 0)
+            .and_then(|r| r.report.as_ref());
+        let retry = self
+            .waste_row(ClientKind::RetryAfterOnly, 0)
+            .and_then(|r| r.report.as_ref());
+        match (polite, retry) {
+            (Some(p), Some(r)) => Target {
+                claim,
+                met: Some(p.sent == p.ok && p.ok >= 100 && p.elapsed_ms <= r.elapsed_ms),
+                measured: format!(
+                    "courteous {} sent / {} ok in {} ms; Retry-After only {} sent in {} ms",
+                    p.sent, p.ok, p.elapsed_ms, r.sent, r.elapsed_ms
+                ),
+            },
+            _ => not_measured(claim),
+        }
+    }
+
+    fn spread_target(&self, index: usize) -> Target {
+        let claim = format!(
+            "courteous defaults, {}: at most 1 % wasted",
+            SETUPS[index].label()
+        );
+        match self.waste_row(ClientKind::Courteous, index) {
+            Some(row) => match (&row.report, row.wasted_percent()) {
+                (Some(r), Some(pct)) => Target {
+                    claim,
+                    met: Some(pct <= 1.0 && r.ok >= 100),
+                    measured: format!(
+                        "{} sent, {} ok, {} wasted ({pct:.1} %)",
+                        r.sent,
+                        r.ok,
+                        r.wasted()
+                    ),
+                },
+                _ => not_measured(claim),
+            },
+            None => not_measured(claim),
+        }
+    }
+}
+
+fn not_measured(claim: String) -> Target {
+    Target {
+        claim,
+        met: None,
+        measured: "not measured".to_owned(),
+    }
+}
+
+fn race_target(race: &[RaceRow]) -> Target {
+    let claim =
+        "race: the Lua token bucket admits 20/50 every run, the racy bucket more".to_owned();
+    let of = |a: Algorithm| race.iter().find(|r| r.algorithm == a);
+    match (of(Algorithm::TokenBucket), of(Algorithm::RacyBucket)) {
+        (Some(atomic), Some(racy)) => Target {
+            claim,
+            met: Some(
+                atomic.admitted.iter().all(|&n| n as u64 == atomic.capacity)
+                    && racy.admitted.iter().any(|&n| n as u64 > racy.capacity),
+            ),
+            measured: format!(
+                "token-bucket {:?}, racy-bucket {:?}",
+                atomic.admitted, racy.admitted
+            ),
+        },
+        _ => not_measured(claim),
+    }
+}
+
+fn edge_target(edge: &[EdgeRow]) -> Target {
+    let claim =
+        "window edge: fixed window admits 2N, sliding log N, sliding window ≤ N + N·f".to_owned();
+    let of = |a: Algorithm| edge.iter().find(|r| r.algorithm == a);
+    match (
+        of(Algorithm::FixedWindow),
+        of(Algorithm::SlidingLog),
+        of(Algorithm::SlidingWindow),
+    ) {
+        (Some(fixed), Some(log), Some(sliding)) => {
+            let bound = sliding.limit + (sliding.limit as f64 * sliding.f).ceil() as u64;
+            Target {
+                claim,
+                met: Some(
+                    fixed.total() == 2 * fixed.limit
+                        && log.total() == log.limit
+                        && sliding.total() <= bound,
+                ),
+                measured: format!(
+                    "N = {}: fixed {}, sliding log {}, sliding window {} (bound {bound})",
+                    fixed.limit,
+                    fixed.total(),
+                    log.total(),
+                    sliding.total()
+                ),
+            }
+        }
+        _ => not_measured(claim),
+    }
+}
+
+fn herd_target(herd: Option<&HerdResult>) -> Target {
+    let claim =
+        "herd of 10 processes on one id: ≤ 10 % wasted, ≥ 90 % of the allowed rate".to_owned();
+    match herd {
+        Some(h) => Target {
+            claim,
+            met: Some(h.wasted_percent() <= 10.0 && h.quota_used >= 0.9),
+            measured: format!(
+                "{} sent, {} ok, {:.1} % wasted, {:.0} % of the quota",
+                h.sent,
+                h.ok,
+                h.wasted_percent(),
+                100.0 * h.quota_used
+            ),
+        },
+        None => not_measured(claim),
+    }
+}
+
+fn verdict(met: Option<bool>) -> &'static str {
+    match met {
+        Some(true) => "met   ",
+        Some(false) => "MISSED",
+        None => "n/a   ",
+    }
+}
+
+impl fmt::Display for CompareReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "store: {}; experiments took {:.1} s",
+            self.store, self.seconds
+        )?;
+        super::tables::race(f, &self.race)?;
+        super::tables::edge(f, &self.edge)?;
+        super::tables::waste(f, &self.waste)?;
+        super::tables::herd(f, self.herd.as_ref())?;
+        super::tables::cost(f, self.cost.as_ref())?;
+        if let Some(svg) = &self.svg {
+            writeln!(f, "\ntimeline: {svg}")?;
+        }
+        writeln!(f, "\nmust show")?;
+        for t in &self.targets {
+            writeln!(f, "  {}  {} — {}", verdict(t.met), t.claim, t.measured)?;
+        }
+        Ok(())
+    }
+}

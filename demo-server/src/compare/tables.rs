@@ -1,0 +1,184 @@
+//! The terminal tables, one per experiment.
+
+use std::fmt::{self, Write};
+
+use super::experiments::cost::CostResult;
+use super::experiments::edge::EdgeRow;
+use super::experiments::herd::HerdResult;
+use super::experiments::race::{RACY_GAP, RaceRow};
+use super::experiments::waste::{CAPACITY, RATE, SUCCESSES, WasteRow};
+
+fn heading(f: &mut fmt::Formatter<'_>, title: &str) -> fmt::Result {
+    writeln!(f, "\n{title}")
+}
+
+/// Experiment 1.
+pub fn race(f: &mut fmt::Formatter<'_>, rows: &[RaceRow]) -> fmt::Result {
+    let Some(first) = rows.first() else {
+        return Ok(());
+    };
+    heading(
+        f,
+        &format!(
+            "1. race: {} concurrent requests, bucket of {} (racy-bucket sleeps {} ms between read and write)",
+            first.requests,
+            first.capacity,
+            RACY_GAP.as_millis()
+        ),
+    )?;
+    writeln!(
+        f,
+        "  {:<16} {:>11}  admitted per run",
+        "algorithm", "round trips"
+    )?;
+    for r in rows {
+        let runs: Vec<String> = r
+            .admitted
+            .iter()
+            .map(|n| format!("{n}/{}", r.requests))
+            .collect();
+        writeln!(
+            f,
+            "  {:<16} {:>11}  {}",
+            r.algorithm.name(),
+            r.round_trips,
+            runs.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// Experiment 2.
+pub fn edge(f: &mut fmt::Formatter<'_>, rows: &[EdgeRow]) -> fmt::Result {
+    let Some(first) = rows.first() else {
+        return Ok(());
+    };
+    heading(
+        f,
+        &format!(
+            "2. window edge: limit {} per {} ms; {} just before an edge, {} just after",
+            first.limit, first.window_ms, first.limit, first.limit
+        ),
+    )?;
+    writeln!(
+        f,
+        "  {:<16} {:>7} {:>7} {:>9} {:>10}",
+        "algorithm", "before", "after", "admitted", "within"
+    )?;
+    for r in rows {
+        writeln!(
+            f,
+            "  {:<16} {:>7} {:>7} {:>9} {:>7} ms",
+            r.algorithm.name(),
+            r.before,
+            r.after,
+            r.total(),
+            r.span_ms
+        )?;
+    }
+    Ok(())
+}
+
+/// Experiment 3.
+pub fn waste(f: &mut fmt::Formatter<'_>, rows: &[WasteRow]) -> fmt::Result {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    heading(
+        f,
+        &format!(
+            "3. wasted requests: {SUCCESSES} successes needed, bucket of {CAPACITY} refilled {RATE}/s"
+        ),
+    )?;
+    writeln!(
+        f,
+        "  {:<22} {:<17} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}",
+        "client", "setup", "sent", "ok", "wasted", "wasted%", "429s", "elapsed"
+    )?;
+    for r in rows {
+        let mut line = String::new();
+        let _ = write!(line, "  {:<22} {:<17}", r.client.label(), r.setup.label());
+        match (&r.report, r.wasted_percent()) {
+            (Some(c), Some(pct)) => {
+                let _ = write!(
+                    line,
+                    " {:>7} {:>5} {:>7} {:>7.1}% {:>6} {:>7.2} s",
+                    c.sent,
+                    c.ok,
+                    c.wasted(),
+                    pct,
+                    c.throttled,
+                    c.elapsed_ms as f64 / 1000.0
+                );
+                if r.seen.received != c.sent {
+                    let _ = write!(line, "  (server saw {})", r.seen.received);
+                }
+            }
+            _ => {
+                let _ = write!(line, "  {}", r.error.as_deref().unwrap_or("no result"));
+            }
+        }
+        writeln!(f, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Experiment 4.
+pub fn herd(f: &mut fmt::Formatter<'_>, herd: Option<&HerdResult>) -> fmt::Result {
+    let Some(h) = herd else {
+        return Ok(());
+    };
+    heading(
+        f,
+        &format!(
+            "4. herd: {} polite processes, no shared state, one client id, {} successes each",
+            h.clients, h.successes_each
+        ),
+    )?;
+    writeln!(
+        f,
+        "  sent {}, ok {}, wasted {} ({:.1} %), 429s {}, {:.2} s; {:.1} successes/s = {:.0} % of what the bucket allowed ({CAPACITY} + {RATE}/s)",
+        h.sent,
+        h.ok,
+        h.wasted(),
+        h.wasted_percent(),
+        h.throttled,
+        h.elapsed_ms as f64 / 1000.0,
+        h.rate_per_s,
+        100.0 * h.quota_used
+    )
+}
+
+/// Experiment 5.
+pub fn cost(f: &mut fmt::Formatter<'_>, cost: Option<&CostResult>) -> fmt::Result {
+    let Some(c) = cost else {
+        return Ok(());
+    };
+    heading(
+        f,
+        &format!("5. cost of one check, {} sequential", c.iterations),
+    )?;
+    writeln!(
+        f,
+        "  {:<18} {:>11} {:>9} {:>9}",
+        "check", "round trips", "p50 µs", "p99 µs"
+    )?;
+    if let Some(p) = c.ping {
+        writeln!(
+            f,
+            "  {:<18} {:>11} {:>9.1} {:>9.1}",
+            "PING (raw)", 1, p.p50_us, p.p99_us
+        )?;
+    }
+    for check in &c.checks {
+        writeln!(
+            f,
+            "  {:<18} {:>11} {:>9.1} {:>9.1}",
+            check.algorithm.name(),
+            check.round_trips,
+            check.latency.p50_us,
+            check.latency.p99_us
+        )?;
+    }
+    Ok(())
+}
