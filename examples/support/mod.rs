@@ -4,7 +4,9 @@
 //! Not every example uses every item.
 #![allow(dead_code)]
 
+pub mod clients;
 mod drive;
+pub mod polite;
 
 use std::time::Duration;
 
@@ -49,6 +51,7 @@ impl CommonArgs {
 
     /// A plain reqwest client sending `X-Client-Id` when one was given.
     pub fn http_client(&self) -> Result<reqwest::Client, String> {
+        reqwest::Url::parse(&self.url).map_err(|e| format!("--url {}: {e}", self.url))?;
         let mut headers = HeaderMap::new();
         if let Some(id) = &self.client_id {
             let value = HeaderValue::from_str(id).map_err(|e| format!("--client-id: {e}"))?;

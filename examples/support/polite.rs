@@ -1,0 +1,52 @@
+//! The courteous example client, shared by `polite` and `must_show` so the
+//! measurement runs exactly what the example runs.
+
+use super::{CommonArgs, Outcome, Report};
+
+/// The client type the examples wrap reqwest in.
+pub type Client = courteous::Client;
+
+/// courteous with default settings over `http`; `pacing: false` is the
+/// "Retry-After only" mode (hints honoured, no slowing down before a 429).
+pub fn client(http: reqwest::Client, pacing: bool) -> Result<Client, String> {
+    Ok(courteous::Client::builder()
+        .pacing(pacing)
+        .http_client(http)
+        .build())
+}
+
+/// Run the load loop with a polite client; `sent` and `throttled` come from
+/// the client's per-scope counters, so they include internal retries.
+pub async fn run(args: &CommonArgs, pacing: bool) -> Result<Report, String> {
+    let client = client(args.http_client()?, pacing)?;
+    let url = args.url.clone();
+    let sender = client.clone();
+    let tally = super::drive(args, move || {
+        let request = sender.get(url.as_str());
+        async move {
+            match request.send().await {
+                Ok(response) => {
+                    let outcome = super::classify(response.status());
+                    let _ = response.bytes().await;
+                    outcome
+                }
+                // Gave up on a 429/503 (attempts, budget, a wait too long).
+                Err(error) if error.is_rate_limited() => Outcome::Throttled,
+                Err(_) => Outcome::Error,
+            }
+        }
+    })
+    .await;
+    let (sent, throttled) = client
+        .stats()
+        .iter()
+        .fold((0, 0), |(sent, throttled), (_, stats)| {
+            (sent + stats.sent(), throttled + stats.throttled())
+        });
+    let name = if pacing { "polite" } else { "polite_no_pacing" };
+    Ok(Report {
+        sent,
+        throttled,
+        ..Report::from_tally(name, &tally)
+    })
+}
