@@ -12,7 +12,7 @@ use std::time::Duration;
 /// Width of one bin.
 pub const BIN: Duration = Duration::from_millis(100);
 
-const LABEL_WIDTH: f64 = 300.0;
+const LABEL_WIDTH: f64 = 330.0;
 const PLOT_WIDTH: f64 = 720.0;
 const RIGHT_MARGIN: f64 = 20.0;
 const TOP: f64 = 78.0;

@@ -1,0 +1,50 @@
+//! Reading the example clients' reports and calling them with the right arguments.
+
+use demo_server::compare::clients::{ClientKind, ClientReport, parse_report};
+
+#[test]
+fn the_report_is_the_last_non_empty_line() {
+    let stdout = "warming up\n{\"not\":\"it\"}\n{\"client\":\"polite\",\"sent\":101,\"ok\":100,\"throttled\":1,\"errors\":0,\"elapsed_ms\":4012}\n\n";
+    let report = parse_report(stdout).expect("a report");
+    assert_eq!(
+        report,
+        ClientReport {
+            client: "polite".into(),
+            sent: 101,
+            ok: 100,
+            throttled: 1,
+            errors: 0,
+            elapsed_ms: 4012
+        }
+    );
+    assert_eq!(report.wasted(), 1);
+}
+
+#[test]
+fn no_report_without_a_json_last_line() {
+    assert_eq!(parse_report(""), None);
+    assert_eq!(parse_report("{\"client\":\"x\"}\ndone\n"), None);
+    assert_eq!(parse_report("{\"client\":\"x\",\"sent\":1}"), None);
+    assert_eq!(
+        parse_report(
+            "{\"client\":\"x\",\"sent\":-1,\"ok\":0,\"throttled\":0,\"errors\":0,\"elapsed_ms\":1}"
+        ),
+        None
+    );
+}
+
+#[test]
+fn retry_after_only_is_polite_without_pacing() {
+    assert_eq!(ClientKind::RetryAfterOnly.example(), "polite");
+    assert_eq!(ClientKind::RetryAfterOnly.extra_args(), ["--no-pacing"]);
+    assert_eq!(ClientKind::Courteous.example(), "polite");
+    assert!(ClientKind::Courteous.extra_args().is_empty());
+    assert_eq!(ClientKind::FixedDelay.example(), "fixed_delay");
+    assert_eq!(ClientKind::Naive.example(), "naive");
+    let slugs: std::collections::HashSet<_> = ClientKind::ALL.iter().map(|k| k.slug()).collect();
+    assert_eq!(
+        slugs.len(),
+        ClientKind::ALL.len(),
+        "client ids never collide"
+    );
+}
