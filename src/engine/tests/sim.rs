@@ -135,6 +135,7 @@ pub(super) struct Outcome {
 }
 
 struct Worker {
+    client: usize,
     attempt: u32,
     started: Instant,
     pending: Option<(InFlight, StatusCode, Signal)>,
@@ -142,7 +143,19 @@ struct Worker {
 
 /// Runs `concurrency` workers until `successes` responses are 2xx.
 pub(super) fn run(dialect: Dialect, config: Config, concurrency: usize, successes: u64) -> Outcome {
-    let engine = Engine::new(config);
+    run_herd(dialect, config, 1, concurrency, successes)
+}
+
+/// Runs `clients` independent engines (no shared state) with `concurrency`
+/// workers each against one bucket until `successes` responses in total are 2xx.
+pub(super) fn run_herd(
+    dialect: Dialect,
+    config: Config,
+    clients: usize,
+    concurrency: usize,
+    successes: u64,
+) -> Outcome {
+    let engines: Vec<Engine> = (0..clients).map(|_| Engine::new(config.clone())).collect();
     let scope = Scope::new("sim");
     let base = Instant::now();
     let at = |d: Duration| base + d;
@@ -152,14 +165,15 @@ pub(super) fn run(dialect: Dialect, config: Config, concurrency: usize, successe
     };
     let mut events: BinaryHeap<Reverse<(Duration, u64, usize)>> = BinaryHeap::new();
     let mut seq = 0u64;
-    let mut workers: Vec<Worker> = (0..concurrency)
-        .map(|_| Worker {
+    let mut workers: Vec<Worker> = (0..clients * concurrency)
+        .map(|i| Worker {
+            client: i % clients,
             attempt: 1,
             started: base,
             pending: None,
         })
         .collect();
-    for w in 0..concurrency {
+    for w in 0..workers.len() {
         events.push(Reverse((Duration::ZERO, seq, w)));
         seq += 1;
     }
@@ -173,6 +187,7 @@ pub(super) fn run(dialect: Dialect, config: Config, concurrency: usize, successe
             "simulation ran away"
         );
         let worker = &mut workers[w];
+        let engine = &engines[worker.client];
         let next = match worker.pending.take() {
             None => match engine.admit(&scope, at(now)) {
                 Admit::After { wait, .. } => {
@@ -220,4 +235,76 @@ pub(super) fn run(dialect: Dialect, config: Config, concurrency: usize, successe
         seq += 1;
     }
     out
+}
+
+/// The seed's experiment (bucket of 20 refilled at 20/s, 100 successes)
+/// in simulated time; the bounds are the must-show's where the dialect makes
+/// them reachable (see the module docs of `pacer`).
+#[test]
+fn simulated_bucket_with_quota_headers_gets_no_refusal() {
+    use Dialect::*;
+    for dialect in [Policy, XRateLimit, LegacyNextToken] {
+        for concurrency in [1, 4] {
+            let out = run(dialect, Config::default(), concurrency, 100);
+            assert_eq!(out.throttled, 0, "{dialect:?} c={concurrency}: {out:?}");
+            assert_eq!(out.sent, 100, "{dialect:?} c={concurrency}: {out:?}");
+            assert!(
+                out.elapsed <= Duration::from_millis(4200),
+                "{dialect:?} c={concurrency}: {out:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn simulated_bucket_with_hints_only_wastes_little() {
+    use Dialect::*;
+    for dialect in [MsHint, SecondsHint] {
+        let out = run(dialect, Config::default(), 1, 100);
+        assert!(out.sent <= 102, "{dialect:?} c=1: {out:?}");
+        assert!(
+            out.elapsed <= Duration::from_millis(4200),
+            "{dialect:?} c=1: {out:?}"
+        );
+        let out = run(dialect, Config::default(), 4, 100);
+        assert!(out.sent <= 110, "{dialect:?} c=4: {out:?}");
+    }
+}
+
+#[test]
+fn simulated_bucket_with_bare_refusals_stays_under_110() {
+    for concurrency in [1, 4] {
+        let out = run(Dialect::Bare, Config::default(), concurrency, 100);
+        assert!(out.sent <= 110, "c={concurrency}: {out:?}");
+        assert_eq!(out.errors, 0, "c={concurrency}: {out:?}");
+    }
+}
+
+#[test]
+fn simulated_pacing_is_no_slower_than_retry_after_only() {
+    for concurrency in [1, 4] {
+        let polite = run(Dialect::Policy, Config::default(), concurrency, 100);
+        let hints_only = run(
+            Dialect::Policy,
+            Config::default().pacing(false),
+            concurrency,
+            100,
+        );
+        assert!(hints_only.throttled > 0, "{hints_only:?}");
+        assert!(
+            polite.elapsed <= hints_only.elapsed + Duration::from_millis(50),
+            "{polite:?} vs {hints_only:?}"
+        );
+    }
+}
+
+/// Ten clients with no shared state on one quota (the comparison's herd):
+/// they learn from refusals that they share it.
+#[test]
+fn simulated_herd_wastes_under_ten_percent_at_the_full_rate() {
+    let out = run_herd(Dialect::Policy, Config::default(), 10, 1, 1000);
+    let wasted = (out.sent - 1000) as f64 / out.sent as f64;
+    let rate = 1000.0 / out.elapsed.as_secs_f64();
+    assert!(wasted <= 0.10, "{out:?}: {:.1} % wasted", wasted * 100.0);
+    assert!(rate >= 0.9 * 20.0, "{out:?}: {rate:.1}/s");
 }
