@@ -95,6 +95,9 @@ pub struct BenchReport {
     pub iterations: usize,
     /// Raw `PING` (Redis only).
     pub ping: Option<Latency>,
+    /// `EVALSHA` of a script that only returns five integers (Redis only):
+    /// the floor of any Lua check.
+    pub empty_script: Option<Latency>,
     /// One entry per algorithm.
     pub checks: Vec<CheckCost>,
     /// One entry per algorithm and limit (Redis only).
@@ -103,7 +106,11 @@ pub struct BenchReport {
 
 /// Measure latency (and, on Redis, memory) of every algorithm.
 pub async fn run(store: &Store, options: &BenchOptions) -> Result<BenchReport, StoreError> {
-    let (ping, checks) = check_costs(store, options).await?;
+    let CheckCosts {
+        ping,
+        empty_script,
+        checks,
+    } = check_costs(store, options).await?;
     let memory = match store.as_redis() {
         Some(redis) => memory_costs(redis, &options.memory_limits).await?,
         None => Vec::new(),
@@ -112,6 +119,7 @@ pub async fn run(store: &Store, options: &BenchOptions) -> Result<BenchReport, S
         store: store.describe(),
         iterations: options.iterations,
         ping,
+        empty_script,
         checks,
         memory,
     })
@@ -121,11 +129,19 @@ fn fresh_keys() -> KeySpace {
     KeySpace::new(&format!("bench-{:08x}", rand::random::<u32>()), 1).expect("valid namespace")
 }
 
-/// Latency of `PING` and of one check per algorithm, interleaved.
-pub async fn check_costs(
-    store: &Store,
-    options: &BenchOptions,
-) -> Result<(Option<Latency>, Vec<CheckCost>), StoreError> {
+/// Latencies of one [`check_costs`] run.
+#[derive(Debug, Clone)]
+pub struct CheckCosts {
+    /// Raw `PING` (Redis only).
+    pub ping: Option<Latency>,
+    /// `EVALSHA` of a script that only returns (Redis only).
+    pub empty_script: Option<Latency>,
+    /// One entry per algorithm.
+    pub checks: Vec<CheckCost>,
+}
+
+/// Latency of `PING`, of an empty script and of one check per algorithm, interleaved.
+pub async fn check_costs(store: &Store, options: &BenchOptions) -> Result<CheckCosts, StoreError> {
     let keys = fresh_keys();
     let policies = Algorithm::ALL
         .iter()
@@ -134,6 +150,8 @@ pub async fn check_costs(
         .map_err(|_| StoreError::bad_reply())?;
     let redis = store.as_redis();
     let mut ping = Vec::with_capacity(options.iterations);
+    let mut empty = Vec::with_capacity(options.iterations);
+    let empty_script = redis::Script::new("return {1, 0, 0, 0, 0}");
     let mut samples = vec![Vec::with_capacity(options.iterations); policies.len()];
     let mut admitted = vec![0; policies.len()];
     for round in 0..options.warmup + options.iterations {
@@ -143,6 +161,12 @@ pub async fn check_costs(
             redis.ping().await?;
             if timed {
                 ping.push(start.elapsed());
+            }
+            let mut con = redis.connection();
+            let start = Instant::now();
+            let _: Vec<i64> = empty_script.key("bench").invoke_async(&mut con).await?;
+            if timed {
+                empty.push(start.elapsed());
             }
         }
         for (i, (key, policy)) in policies.iter().enumerate() {
@@ -165,7 +189,11 @@ pub async fn check_costs(
             admitted,
         })
         .collect();
-    Ok((redis.map(|_| Latency::of(ping)), checks))
+    Ok(CheckCosts {
+        ping: redis.map(|_| Latency::of(ping)),
+        empty_script: redis.map(|_| Latency::of(empty)),
+        checks,
+    })
 }
 
 /// `MEMORY USAGE` of one client's key per algorithm, filled to each limit
@@ -216,6 +244,18 @@ impl fmt::Display for BenchReport {
                 f,
                 "{:<18} {:>11} {:>10.1} {:>10.1} {:>9} {:>9}",
                 "PING (raw)", 1, ping.p50_us, ping.p99_us, "1.00x", "-"
+            )?;
+        }
+        if let (Some(empty), Some(ping)) = (self.empty_script, self.ping) {
+            writeln!(
+                f,
+                "{:<18} {:>11} {:>10.1} {:>10.1} {:>8.2}x {:>9}",
+                "empty Lua script",
+                1,
+                empty.p50_us,
+                empty.p99_us,
+                empty.p50_us / ping.p50_us,
+                "-"
             )?;
         }
         for c in &self.checks {

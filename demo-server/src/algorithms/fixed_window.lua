@@ -17,6 +17,6 @@ if count >= limit then
   return {0, 0, reset, reset, now}
 end
 count = count + 1
-redis.call('HSET', KEYS[1], 'w', string.format('%d', index), 'n', string.format('%d', count))
+redis.call('HSET', KEYS[1], 'w', index, 'n', count)
 redis.call('PEXPIRE', KEYS[1], reset)
 return {1, limit - count, 0, reset, now}

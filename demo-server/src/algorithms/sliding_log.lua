@@ -5,21 +5,17 @@
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
+local now = clock[1] * 1000 + clock[2] / 1000
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
-local allowed = 0
 if count < limit then
-  redis.call('ZADD', KEYS[1], string.format('%.3f', now), ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  count = count + 1
-  allowed = 1
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], math.ceil(window))
+  return {1, limit - count - 1, 0, math.ceil(window), math.floor(now)}
 end
+-- Full: the oldest entry frees the next slot, the newest the whole quota.
 local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]) or now
 local newest = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]) or now
-local retry = 0
-if allowed == 0 then
-  retry = math.max(1, math.ceil(oldest + window - now))
-end
+local retry = math.max(1, math.ceil(oldest + window - now))
 local reset = math.max(0, math.ceil(newest + window - now))
-return {allowed, limit - count, retry, reset, math.floor(now)}
+return {0, 0, retry, reset, math.floor(now)}

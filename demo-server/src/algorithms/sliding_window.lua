@@ -26,7 +26,7 @@ if estimate + 1 <= limit then
   allowed = 1
   cur = cur + 1
   estimate = estimate + 1
-  redis.call('HSET', KEYS[1], 'w', string.format('%d', index), 'cur', string.format('%d', cur), 'prev', string.format('%d', prev))
+  redis.call('HSET', KEYS[1], 'w', index, 'cur', cur, 'prev', prev)
   redis.call('PEXPIRE', KEYS[1], start + 2 * window - now)
 end
 local to_end = start + window - now

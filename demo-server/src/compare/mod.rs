@@ -20,6 +20,7 @@ pub mod experiments;
 pub mod proxy;
 pub mod recorder;
 pub mod report;
+pub mod seed;
 mod tables;
 pub mod timeline;
 

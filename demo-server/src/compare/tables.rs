@@ -6,7 +6,8 @@ use super::experiments::cost::CostResult;
 use super::experiments::edge::EdgeRow;
 use super::experiments::herd::HerdResult;
 use super::experiments::race::{RACY_GAP, RaceRow};
-use super::experiments::waste::{CAPACITY, RATE, SUCCESSES, WasteRow};
+use super::experiments::waste::{CAPACITY, RATE, SETUPS, SUCCESSES, WasteRow};
+use super::seed;
 
 fn heading(f: &mut fmt::Formatter<'_>, title: &str) -> fmt::Result {
     writeln!(f, "\n{title}")
@@ -39,10 +40,11 @@ pub fn race(f: &mut fmt::Formatter<'_>, rows: &[RaceRow]) -> fmt::Result {
             .collect();
         writeln!(
             f,
-            "  {:<16} {:>11}  {}",
+            "  {:<16} {:>11}  {:<22} {}",
             r.algorithm.name(),
             r.round_trips,
-            runs.join(", ")
+            runs.join(", "),
+            seed::race(r.algorithm).unwrap_or("-")
         )?;
     }
     Ok(())
@@ -62,18 +64,19 @@ pub fn edge(f: &mut fmt::Formatter<'_>, rows: &[EdgeRow]) -> fmt::Result {
     )?;
     writeln!(
         f,
-        "  {:<16} {:>7} {:>7} {:>9} {:>10}",
+        "  {:<16} {:>7} {:>7} {:>9} {:>10}  seed (100 per 10 s)",
         "algorithm", "before", "after", "admitted", "within"
     )?;
     for r in rows {
         writeln!(
             f,
-            "  {:<16} {:>7} {:>7} {:>9} {:>7} ms",
+            "  {:<16} {:>7} {:>7} {:>9} {:>7} ms  {}",
             r.algorithm.name(),
             r.before,
             r.after,
             r.total(),
-            r.span_ms
+            r.span_ms,
+            seed::edge(r.algorithm).unwrap_or("-")
         )?;
     }
     Ok(())
@@ -92,8 +95,8 @@ pub fn waste(f: &mut fmt::Formatter<'_>, rows: &[WasteRow]) -> fmt::Result {
     )?;
     writeln!(
         f,
-        "  {:<22} {:<17} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}",
-        "client", "setup", "sent", "ok", "wasted", "wasted%", "429s", "elapsed"
+        "  {:<22} {:<17} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}  {:>10}",
+        "client", "setup", "sent", "ok", "wasted", "wasted%", "429s", "elapsed", "seed sent"
     )?;
     for r in rows {
         let mut line = String::new();
@@ -110,6 +113,12 @@ pub fn waste(f: &mut fmt::Formatter<'_>, rows: &[WasteRow]) -> fmt::Result {
                     c.throttled,
                     c.elapsed_ms as f64 / 1000.0
                 );
+                match seed::waste(r.client).filter(|_| r.setup == SETUPS[0]) {
+                    Some((sent, secs)) => {
+                        let _ = write!(line, "  {sent:>6} {secs:.2} s");
+                    }
+                    None => line.push_str("           -"),
+                }
                 if r.seen.received != c.sent {
                     let _ = write!(line, "  (server saw {})", r.seen.received);
                 }
@@ -160,7 +169,7 @@ pub fn cost(f: &mut fmt::Formatter<'_>, cost: Option<&CostResult>) -> fmt::Resul
     )?;
     writeln!(
         f,
-        "  {:<18} {:>11} {:>9} {:>9}",
+        "  {:<18} {:>11} {:>9} {:>9}  seed p50/p99 µs",
         "check", "round trips", "p50 µs", "p99 µs"
     )?;
     if let Some(p) = c.ping {
@@ -170,14 +179,23 @@ pub fn cost(f: &mut fmt::Formatter<'_>, cost: Option<&CostResult>) -> fmt::Resul
             "PING (raw)", 1, p.p50_us, p.p99_us
         )?;
     }
-    for check in &c.checks {
+    if let Some(e) = c.empty_script {
         writeln!(
             f,
             "  {:<18} {:>11} {:>9.1} {:>9.1}",
+            "empty Lua script", 1, e.p50_us, e.p99_us
+        )?;
+    }
+    for check in &c.checks {
+        writeln!(
+            f,
+            "  {:<18} {:>11} {:>9.1} {:>9.1}  {}",
             check.algorithm.name(),
             check.round_trips,
             check.latency.p50_us,
-            check.latency.p99_us
+            check.latency.p99_us,
+            seed::cost(check.algorithm)
+                .map_or("-".to_owned(), |(p50, p99)| format!("{p50:.0} / {p99:.0}"))
         )?;
     }
     Ok(())

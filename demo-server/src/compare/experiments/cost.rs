@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::bench::{self, BenchOptions, CheckCost, Latency};
+use crate::bench::{self, BenchOptions, CheckCost, CheckCosts, Latency};
 
 use super::super::CompareError;
 use super::Lab;
@@ -19,6 +19,8 @@ pub struct CostResult {
     pub iterations: usize,
     /// Raw `PING` (Redis only).
     pub ping: Option<Latency>,
+    /// `EVALSHA` of a script that only returns (Redis only): the floor of a Lua check.
+    pub empty_script: Option<Latency>,
     /// Per algorithm.
     pub checks: Vec<CheckCost>,
 }
@@ -32,7 +34,11 @@ pub async fn run(lab: &Lab) -> Result<CostResult, CompareError> {
         memory_limits: Vec::new(),
         ..BenchOptions::default()
     };
-    let (ping, checks) = bench::check_costs(&store, &options).await?;
+    let CheckCosts {
+        ping,
+        empty_script,
+        checks,
+    } = bench::check_costs(&store, &options).await?;
     for c in &checks {
         lab.progress(format!(
             "cost: {}: p50 {:.1} µs, p99 {:.1} µs, {} round trip(s)",
@@ -42,6 +48,7 @@ pub async fn run(lab: &Lab) -> Result<CostResult, CompareError> {
     Ok(CostResult {
         iterations: ITERATIONS,
         ping,
+        empty_script,
         checks,
     })
 }
