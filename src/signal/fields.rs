@@ -58,23 +58,33 @@ impl Field {
 /// The rate-limit fields present in one response.
 pub(crate) struct Fields<'a> {
     headers: &'a HeaderMap,
-    names: [Option<&'a HeaderName>; FIELD_COUNT],
+    /// Each field's name and first line.
+    first: [Option<(&'a HeaderName, &'a HeaderValue)>; FIELD_COUNT],
+    /// Bit `field` set: the field has more than one line.
+    repeated: u16,
     any: bool,
 }
 
 impl<'a> Fields<'a> {
     pub(crate) fn scan(headers: &'a HeaderMap) -> Self {
-        let mut names = [None; FIELD_COUNT];
+        let mut first = [None; FIELD_COUNT];
+        let mut repeated = 0;
         let mut any = false;
-        for name in headers.keys() {
+        for (name, value) in headers {
             if let Some(field) = Field::classify(name.as_str()) {
-                names[field as usize] = Some(name);
+                let slot = &mut first[field as usize];
+                if slot.is_none() {
+                    *slot = Some((name, value));
+                } else {
+                    repeated |= 1 << field as u16;
+                }
                 any = true;
             }
         }
         Self {
             headers,
-            names,
+            first,
+            repeated,
             any,
         }
     }
@@ -85,56 +95,46 @@ impl<'a> Fields<'a> {
     }
 
     pub(crate) fn has(&self, field: Field) -> bool {
-        self.names[field as usize].is_some()
+        self.first[field as usize].is_some()
     }
 
-    /// Every line of `field`, in order.
+    /// Every line of `field`, in order. Only a field with several lines
+    /// costs a map lookup.
     pub(crate) fn values(&self, field: Field) -> impl Iterator<Item = &'a HeaderValue> + use<'a> {
-        let headers = self.headers;
-        self.names[field as usize]
+        let first = self.first[field as usize];
+        let more = (self.repeated & (1 << field as u16) != 0)
+            .then_some(first)
+            .flatten()
+            .map(|(name, _)| self.headers.get_all(name).iter().skip(1));
+        first
+            .map(|(_, value)| value)
             .into_iter()
-            .flat_map(move |name| headers.get_all(name))
+            .chain(more.into_iter().flatten())
     }
 
-    /// Every line of `field` that is valid UTF-8, trimmed; others are
-    /// dropped with a debug event.
-    pub(crate) fn lines(&self, field: Field) -> impl Iterator<Item = &'a str> + use<'a> {
-        self.values(field)
-            .filter_map(move |value| match value.to_str() {
-                Ok(text) => Some(text.trim()),
-                Err(_) => {
-                    ignored(field, value, "not visible ASCII");
-                    None
-                }
-            })
-    }
-
-    /// Every comma-separated element of every line of `field`, trimmed
-    /// (a proxy may have joined duplicated lines with commas).
-    pub(crate) fn elements(&self, field: Field) -> impl Iterator<Item = &'a str> + use<'a> {
-        self.lines(field)
-            .flat_map(|line| line.split(','))
-            .map(str::trim)
-    }
-
-    /// Every element of `field` parsed by `parse`; malformed ones are dropped
-    /// with a debug event.
+    /// Every comma-separated element of every line of `field` (a proxy may
+    /// have joined duplicated lines with commas), trimmed and parsed by
+    /// `parse`; malformed ones are dropped with a debug event. Works on bytes:
+    /// the number parsers reject anything that is not ASCII digits anyway.
     pub(crate) fn parsed<T>(
         &self,
         field: Field,
-        parse: impl Fn(&str) -> Option<T> + 'a,
+        parse: impl Fn(&[u8]) -> Option<T> + 'a,
     ) -> impl Iterator<Item = T> {
-        self.elements(field).filter_map(move |element| {
-            let parsed = parse(element);
-            if parsed.is_none() {
-                tracing::debug!(
-                    ?field,
-                    value = element,
-                    "ignoring malformed rate-limit value"
-                );
-            }
-            parsed
-        })
+        self.values(field)
+            .flat_map(|value| value.as_bytes().split(|&byte| byte == b','))
+            .filter_map(move |element| {
+                let element = element.trim_ascii();
+                let parsed = parse(element);
+                if parsed.is_none() {
+                    tracing::debug!(
+                        ?field,
+                        value = %String::from_utf8_lossy(element),
+                        "ignoring malformed rate-limit value"
+                    );
+                }
+                parsed
+            })
     }
 }
 

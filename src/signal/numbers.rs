@@ -14,11 +14,11 @@ pub(crate) const EPOCH_THRESHOLD_SECS: u64 = 365 * 24 * 60 * 60;
 pub(crate) const EPOCH_MILLIS_THRESHOLD_SECS: u64 = 1_000_000_000_000;
 
 /// `1*DIGIT`, saturating at `u64::MAX`.
-pub(crate) fn parse_integer(text: &str) -> Option<u64> {
+pub(crate) fn parse_integer(text: &[u8]) -> Option<u64> {
     if text.is_empty() {
         return None;
     }
-    text.bytes().try_fold(0u64, |value, byte| {
+    text.iter().try_fold(0u64, |value, &byte| {
         byte.is_ascii_digit().then(|| {
             value
                 .saturating_mul(10)
@@ -28,19 +28,19 @@ pub(crate) fn parse_integer(text: &str) -> Option<u64> {
 }
 
 /// `1*DIGIT [ "." 1*DIGIT ]` seconds; digits past nanoseconds are dropped.
-pub(crate) fn parse_seconds(text: &str) -> Option<Duration> {
-    let (whole, fraction) = match text.split_once('.') {
-        Some((whole, fraction)) => (whole, Some(fraction)),
+pub(crate) fn parse_seconds(text: &[u8]) -> Option<Duration> {
+    let (whole, fraction) = match text.iter().position(|&byte| byte == b'.') {
+        Some(dot) => (&text[..dot], Some(&text[dot + 1..])),
         None => (text, None),
     };
     let secs = parse_integer(whole)?;
     let mut nanos = 0u32;
     if let Some(fraction) = fraction {
-        if fraction.is_empty() || !fraction.bytes().all(|byte| byte.is_ascii_digit()) {
+        if fraction.is_empty() || !fraction.iter().all(u8::is_ascii_digit) {
             return None;
         }
         let mut scale = 100_000_000u32;
-        for byte in fraction.bytes().take(9) {
+        for &byte in fraction.iter().take(9) {
             nanos += u32::from(byte - b'0') * scale;
             scale /= 10;
         }
@@ -58,12 +58,14 @@ pub(crate) fn seconds_from_f64(secs: f64) -> Option<Duration> {
 }
 
 /// Seconds from a structured-field integer or decimal (negative rejected).
-pub(crate) fn seconds_from_bare_item(item: &sfv::BareItem) -> Option<Duration> {
+pub(crate) fn seconds_from_bare_item<S, B, T, D>(
+    item: &sfv::GenericBareItem<S, B, T, D>,
+) -> Option<Duration> {
     match item {
-        sfv::BareItem::Integer(value) => u64::try_from(i64::from(*value))
+        sfv::GenericBareItem::Integer(value) => u64::try_from(i64::from(*value))
             .ok()
             .map(Duration::from_secs),
-        sfv::BareItem::Decimal(value) => {
+        sfv::GenericBareItem::Decimal(value) => {
             let millis = u64::try_from(i64::from(value.as_integer_scaled_1000())).ok()?;
             Some(Duration::from_millis(millis))
         }
@@ -72,7 +74,9 @@ pub(crate) fn seconds_from_bare_item(item: &sfv::BareItem) -> Option<Duration> {
 }
 
 /// A non-negative structured-field integer.
-pub(crate) fn count_from_bare_item(item: &sfv::BareItem) -> Option<u64> {
+pub(crate) fn count_from_bare_item<S, B, T, D>(
+    item: &sfv::GenericBareItem<S, B, T, D>,
+) -> Option<u64> {
     item.as_integer()
         .and_then(|value| u64::try_from(i64::from(value)).ok())
 }
@@ -107,28 +111,36 @@ pub(crate) fn reset_from_seconds(
 mod tests {
     use super::*;
 
+    fn int(text: &str) -> Option<u64> {
+        parse_integer(text.as_bytes())
+    }
+
+    fn seconds(text: &str) -> Option<Duration> {
+        parse_seconds(text.as_bytes())
+    }
+
     #[test]
     fn integers_are_plain_digits_and_saturate() {
-        assert_eq!(parse_integer("0"), Some(0));
-        assert_eq!(parse_integer("120"), Some(120));
-        assert_eq!(parse_integer("007"), Some(7));
-        assert_eq!(parse_integer("18446744073709551615"), Some(u64::MAX));
-        assert_eq!(parse_integer(&"9".repeat(40)), Some(u64::MAX));
+        assert_eq!(int("0"), Some(0));
+        assert_eq!(int("120"), Some(120));
+        assert_eq!(int("007"), Some(7));
+        assert_eq!(int("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(int(&"9".repeat(40)), Some(u64::MAX));
         for bad in ["", "-1", "+1", "1.5", "1e3", "NaN", "inf", " 1", "1 2", "٣"] {
-            assert_eq!(parse_integer(bad), None, "{bad:?}");
+            assert_eq!(int(bad), None, "{bad:?}");
         }
     }
 
     #[test]
     fn seconds_accept_fractions_and_saturate() {
-        assert_eq!(parse_seconds("1.25"), Some(Duration::from_millis(1250)));
-        assert_eq!(parse_seconds("64.57"), Some(Duration::from_millis(64_570)));
-        assert_eq!(parse_seconds("0.0000000019"), Some(Duration::from_nanos(1)));
-        assert_eq!(parse_seconds("3"), Some(Duration::from_secs(3)));
-        let huge = parse_seconds(&format!("{}.999999999", "9".repeat(40)));
+        assert_eq!(seconds("1.25"), Some(Duration::from_millis(1250)));
+        assert_eq!(seconds("64.57"), Some(Duration::from_millis(64_570)));
+        assert_eq!(seconds("0.0000000019"), Some(Duration::from_nanos(1)));
+        assert_eq!(seconds("3"), Some(Duration::from_secs(3)));
+        let huge = seconds(&format!("{}.999999999", "9".repeat(40)));
         assert_eq!(huge, Some(Duration::MAX));
         for bad in ["", ".5", "1.", "-1.5", "1.5.2", "1,5", "NaN", "1e3"] {
-            assert_eq!(parse_seconds(bad), None, "{bad:?}");
+            assert_eq!(seconds(bad), None, "{bad:?}");
         }
     }
 

@@ -89,7 +89,7 @@ fn seconds_member(value: &Value) -> Option<Duration> {
             Some(secs) => Some(Duration::from_secs(secs)),
             None => seconds_from_f64(number.as_f64()?),
         },
-        Value::String(text) => parse_seconds(text.trim()),
+        Value::String(text) => parse_seconds(text.trim().as_bytes()),
         _ => None,
     }
 }
@@ -102,7 +102,7 @@ fn millis_member(value: &Value) -> Option<Duration> {
             None => seconds_from_f64(number.as_f64()? / 1000.0),
         },
         // Parsed as if seconds, then scaled: "12.5" ms is 12.5 s / 1000.
-        Value::String(text) => parse_seconds(text.trim()).map(|scaled| scaled / 1000),
+        Value::String(text) => parse_seconds(text.trim().as_bytes()).map(|scaled| scaled / 1000),
         _ => None,
     }
 }

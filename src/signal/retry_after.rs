@@ -28,7 +28,7 @@ pub(crate) fn retry_after(fields: &Fields<'_>, clock: &Clock<'_>) -> Option<Retr
                 return None;
             };
             let text = text.trim();
-            if let Some(secs) = parse_integer(text) {
+            if let Some(secs) = parse_integer(text.as_bytes()) {
                 let delay = Duration::from_secs(secs);
                 return Some(RetryHint::new(delay, HintSource::RetryAfterSeconds));
             }

@@ -20,7 +20,8 @@ use super::super::numbers::{
     count_from_bare_item, parse_integer, parse_seconds, reset_from_seconds, seconds_from_bare_item,
 };
 use super::super::quota::{Quota, QuotaSource};
-use super::{item, structured_list};
+use super::members::{Member, Members};
+use super::{Shape, structured};
 
 /// An unnamed policy: quota and window.
 struct Policy {
@@ -29,13 +30,13 @@ struct Policy {
     taken: bool,
 }
 
-fn policy(entry: &sfv::ListEntry) -> Option<Policy> {
-    let item = item(entry)?;
-    let quota = count_from_bare_item(&item.bare_item)?;
-    let window = item
-        .params
-        .get("w")
-        .or_else(|| item.params.get("window"))
+fn policy(member: &Member<'_>) -> Option<Policy> {
+    let quota = count_from_bare_item(member.value.as_ref()?)?;
+    let params = &member.params;
+    let window = params
+        .w
+        .as_ref()
+        .or(params.window.as_ref())
         .and_then(seconds_from_bare_item);
     Some(Policy {
         quota,
@@ -48,11 +49,11 @@ fn policy(entry: &sfv::ListEntry) -> Option<Policy> {
 pub(super) fn read(
     fields: &Fields<'_>,
     clock: &Clock<'_>,
-    policy_field: &sfv::List,
-    dictionary: Option<&sfv::Dictionary>,
+    policy_field: &Members<'_>,
+    dictionary: Option<&Members<'_>>,
     out: &mut Vec<Quota>,
 ) {
-    let mut policies: Vec<Policy> = policy_field.iter().filter_map(policy).collect();
+    let mut policies: Vec<Policy> = policy_field.0.iter().filter_map(policy).collect();
     let mut currents = [
         dictionary.and_then(from_dictionary),
         separate(fields, clock, &mut policies),
@@ -87,10 +88,10 @@ pub(super) fn read(
 }
 
 /// The -07 `RateLimit` dictionary.
-fn from_dictionary(dictionary: &sfv::Dictionary) -> Option<Quota> {
-    let value = |key: &str| match dictionary.get(key) {
-        Some(sfv::ListEntry::Item(item)) => Some(&item.bare_item),
-        _ => None,
+fn from_dictionary(dictionary: &Members<'_>) -> Option<Quota> {
+    let value = |key: &str| {
+        let member = dictionary.0.iter().find(|member| member.key == Some(key))?;
+        member.value.as_ref()
     };
     let limit = value("limit").and_then(count_from_bare_item);
     let remaining = value("remaining").and_then(count_from_bare_item);
@@ -114,8 +115,8 @@ fn from_dictionary(dictionary: &sfv::Dictionary) -> Option<Quota> {
 fn separate(fields: &Fields<'_>, clock: &Clock<'_>, policies: &mut Vec<Policy>) -> Option<Quota> {
     let mut limit = None;
     let mut window = None;
-    if let Some(list) = structured_list(fields, Field::RateLimitLimit) {
-        let mut members = list.iter().filter_map(policy);
+    if let Some(list) = structured(fields, Field::RateLimitLimit, Shape::List) {
+        let mut members = list.0.iter().filter_map(policy);
         if let Some(first) = members.next() {
             limit = Some(first.quota);
             window = first.window;

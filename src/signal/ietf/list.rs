@@ -7,28 +7,25 @@
 //! name. Names may be Strings (-09 on) or Tokens (-08). An item without its
 //! required parameter is ignored.
 
+use std::time::Duration;
+
+use sfv::BareItemFromInput;
+
 use super::super::numbers::{count_from_bare_item, seconds_from_bare_item};
 use super::super::quota::{Quota, QuotaSource, QuotaUnit};
-use super::item;
+use super::members::{Member, Members};
 
 /// Whether a parsed `RateLimit` List is the named form (some member has a
 /// name and an `r` parameter).
-pub(super) fn is_named(list: &sfv::List) -> bool {
-    list.iter()
-        .filter_map(item)
-        .any(|item| name(item).is_some() && item.params.contains_key("r"))
+pub(super) fn is_named(members: &Members<'_>) -> bool {
+    members
+        .0
+        .iter()
+        .any(|member| member.name().is_some() && member.params.r.is_some())
 }
 
-fn name(item: &sfv::Item) -> Option<&str> {
-    match &item.bare_item {
-        sfv::BareItem::String(name) => Some(name.as_str()),
-        sfv::BareItem::Token(name) => Some(name.as_str()),
-        _ => None,
-    }
-}
-
-fn count(item: &sfv::Item, key: &str) -> Option<u64> {
-    let value = item.params.get(key)?;
+fn count(key: &str, value: Option<&BareItemFromInput<'_>>) -> Option<u64> {
+    let value = value?;
     let count = count_from_bare_item(value);
     if count.is_none() {
         tracing::debug!(key, ?value, "ignoring a malformed RateLimit parameter");
@@ -36,8 +33,8 @@ fn count(item: &sfv::Item, key: &str) -> Option<u64> {
     count
 }
 
-fn seconds(item: &sfv::Item, key: &str) -> Option<std::time::Duration> {
-    let value = item.params.get(key)?;
+fn seconds(key: &str, value: Option<&BareItemFromInput<'_>>) -> Option<Duration> {
+    let value = value?;
     let seconds = seconds_from_bare_item(value);
     if seconds.is_none() {
         tracing::debug!(key, ?value, "ignoring a malformed RateLimit parameter");
@@ -45,55 +42,59 @@ fn seconds(item: &sfv::Item, key: &str) -> Option<std::time::Duration> {
     seconds
 }
 
-fn partition_key(item: &sfv::Item) -> Option<Vec<u8>> {
-    item.params
-        .get("pk")
-        .and_then(|value| value.as_byte_sequence())
-        .map(<[u8]>::to_vec)
+fn partition_key(member: &Member<'_>) -> Option<Vec<u8>> {
+    let key = member
+        .params
+        .pk
+        .as_ref()?
+        .as_byte_sequence()
+        .map(<[u8]>::to_vec);
+    if key.is_none() {
+        tracing::debug!(?member.params.pk, "ignoring a pk that is not a byte sequence");
+    }
+    key
 }
 
-fn unit(item: &sfv::Item) -> QuotaUnit {
-    match item.params.get("qu") {
+fn unit(member: &Member<'_>) -> QuotaUnit {
+    match &member.params.qu {
         None => QuotaUnit::Requests,
-        Some(sfv::BareItem::String(unit)) => QuotaUnit::from_name(unit.as_str()),
-        Some(sfv::BareItem::Token(unit)) => QuotaUnit::from_name(unit.as_str()),
+        Some(sfv::GenericBareItem::String(unit)) => QuotaUnit::from_name(unit.as_str()),
+        Some(sfv::GenericBareItem::Token(unit)) => QuotaUnit::from_name(unit.as_str()),
         Some(_) => QuotaUnit::Other,
     }
 }
 
 /// Appends the named policies, joined with their current state.
-pub(super) fn read(policy: &sfv::List, limits: &sfv::List, out: &mut Vec<Quota>) {
+pub(super) fn read(policy: &Members<'_>, limits: &Members<'_>, out: &mut Vec<Quota>) {
     let first = out.len();
-    for item in policy.iter().filter_map(item) {
-        let (Some(name), Some(quota)) = (name(item), count(item, "q")) else {
+    for member in &policy.0 {
+        let (Some(name), Some(quota)) = (member.name(), count("q", member.params.q.as_ref()))
+        else {
             continue;
         };
         let mut policy = Quota::new(QuotaSource::IetfList)
             .with_name(name)
             .with_limit(quota)
-            .with_unit(unit(item));
-        policy.set_window(seconds(item, "w"));
-        policy.set_partition_key(partition_key(item));
+            .with_unit(unit(member));
+        policy.set_window(seconds("w", member.params.w.as_ref()));
+        policy.set_partition_key(partition_key(member));
         out.push(policy);
     }
-    for item in limits.iter().filter_map(item) {
-        let (Some(name), Some(remaining)) = (name(item), count(item, "r")) else {
+    for member in &limits.0 {
+        let (Some(name), Some(remaining)) = (member.name(), count("r", member.params.r.as_ref()))
+        else {
             continue;
         };
         let joined = out[first..]
             .iter()
             .position(|quota| quota.name() == Some(name) && quota.remaining().is_none());
-        let index = match joined {
-            Some(offset) => first + offset,
-            None => {
-                out.push(Quota::new(QuotaSource::IetfList).with_name(name));
-                out.len() - 1
-            }
+        let quota = match joined {
+            Some(offset) => &mut out[first + offset],
+            None => out.push_mut(Quota::new(QuotaSource::IetfList).with_name(name)),
         };
-        let quota = &mut out[index];
         quota.set_remaining(Some(remaining));
-        quota.set_reset(seconds(item, "t"));
-        if let Some(key) = partition_key(item) {
+        quota.set_reset(seconds("t", member.params.t.as_ref()));
+        if let Some(key) = partition_key(member) {
             quota.set_partition_key(Some(key));
         }
     }

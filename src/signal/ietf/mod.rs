@@ -13,63 +13,54 @@
 
 mod legacy;
 mod list;
+mod members;
 
 use super::fields::{Clock, Field, Fields};
 use super::quota::Quota;
+use members::Members;
 
 /// Every IETF policy of the response, named lists first.
 pub(crate) fn read(fields: &Fields<'_>, clock: &Clock<'_>, out: &mut Vec<Quota>) {
-    let policy = structured_list(fields, Field::RateLimitPolicy).unwrap_or_default();
-    let (named, dictionary) = match structured_list(fields, Field::RateLimit) {
-        Some(items) if list::is_named(&items) => (items, None),
-        _ => (Vec::new(), structured_dictionary(fields, Field::RateLimit)),
+    let policy = structured(fields, Field::RateLimitPolicy, Shape::List).unwrap_or_default();
+    let (named, dictionary) = match structured(fields, Field::RateLimit, Shape::List) {
+        Some(members) if list::is_named(&members) => (members, None),
+        _ => (
+            Members::default(),
+            structured(fields, Field::RateLimit, Shape::Dictionary),
+        ),
     };
     list::read(&policy, &named, out);
     legacy::read(fields, clock, &policy, dictionary.as_ref(), out);
 }
 
-/// `field` as a structured-field List; `None` when absent or invalid.
-fn structured_list(fields: &Fields<'_>, field: Field) -> Option<sfv::List> {
+#[derive(Debug, Clone, Copy)]
+enum Shape {
+    List,
+    Dictionary,
+}
+
+/// `field` as a structured-field List or Dictionary, all lines merged;
+/// `None` when absent or invalid.
+fn structured<'a>(fields: &Fields<'a>, field: Field, shape: Shape) -> Option<Members<'a>> {
     if !fields.has(field) {
         return None;
     }
-    let mut list = sfv::List::new();
+    let mut members = Members::default();
     for value in fields.values(field) {
-        match sfv::Parser::new(value.as_bytes()).parse_list_with_visitor(list) {
-            Ok(merged) => list = merged,
+        let parser = sfv::Parser::new(value.as_bytes());
+        let parsed = match shape {
+            Shape::List => parser.parse_list_with_visitor(members),
+            Shape::Dictionary => parser.parse_dictionary_with_visitor(members),
+        };
+        match parsed {
+            Ok(merged) => members = merged,
             Err(error) => {
-                tracing::debug!(?field, ?value, %error, "ignoring a field that is not a structured List");
+                tracing::debug!(?field, ?value, ?shape, %error, "ignoring a malformed structured field");
                 return None;
             }
         }
     }
-    Some(list)
-}
-
-/// `field` as a structured-field Dictionary; `None` when absent or invalid.
-fn structured_dictionary(fields: &Fields<'_>, field: Field) -> Option<sfv::Dictionary> {
-    if !fields.has(field) {
-        return None;
-    }
-    let mut dictionary = sfv::Dictionary::new();
-    for value in fields.values(field) {
-        match sfv::Parser::new(value.as_bytes()).parse_dictionary_with_visitor(dictionary) {
-            Ok(merged) => dictionary = merged,
-            Err(error) => {
-                tracing::debug!(?field, ?value, %error, "ignoring a field that is neither a structured List nor Dictionary");
-                return None;
-            }
-        }
-    }
-    Some(dictionary)
-}
-
-/// The plain item of a list member (inner lists are not used by any draft).
-fn item(entry: &sfv::ListEntry) -> Option<&sfv::Item> {
-    match entry {
-        sfv::ListEntry::Item(item) => Some(item),
-        sfv::ListEntry::InnerList(_) => None,
-    }
+    Some(members)
 }
 
 #[cfg(test)]
