@@ -1,7 +1,7 @@
 //! The store failing: Redis killed mid-run (fail open keeps serving, fail
 //! closed answers 503, never 429), Redis restarted empty on the same port
 //! (script cache gone: the server reloads its scripts on NOSCRIPT, no
-//! restart), and Redis too slow for the per-check deadline.
+//! restart), and Redis too slow for the per-check deadline (`CLIENT PAUSE`).
 
 mod common;
 
@@ -9,9 +9,11 @@ use std::time::Duration;
 
 use common::{Reply, client, fresh_keys, get_as};
 use demo_server::algorithms::TOKEN_BUCKET_LUA;
+use demo_server::limiter::{Limiter, Verdict};
 use demo_server::problem::{LIMITER_UNAVAILABLE, PROBLEM_JSON};
 use demo_server::redis_process::RedisServer;
 use demo_server::{Algorithm, FailMode, Policy, RunningServer, ServerConfig, Store, spawn};
+use tokio::task::JoinSet;
 
 /// Far more than the test sends: every checked request is a 200.
 fn config(fail: FailMode) -> ServerConfig {
@@ -133,24 +135,48 @@ async fn redis_slower_than_the_deadline() {
     for server in [&open, &closed] {
         assert!(checked(&get_as(&client, &server.url(), b"slow").await));
     }
-    // A busy script blocks Redis for a while (about a second here; well under
-    // the 5 s after which Redis would answer BUSY); checks queue behind it.
+    // Two checks in flight at most: the rest fail at once instead of queueing.
+    let bounded = Limiter::new(
+        Store::redis(&redis.url()).await.unwrap(),
+        Policy::bucket(Algorithm::TokenBucket, 1000, 1000.0).unwrap(),
+    )
+    .fail_mode(FailMode::Closed)
+    .max_in_flight(2);
+    // Redis holds every command of every client for a second (confirmed
+    // before the requests are sent), far beyond the 150 ms deadline.
     let mut raw = redis::Client::open(redis.url())
         .unwrap()
         .get_multiplexed_async_connection()
         .await
         .unwrap();
-    let busy = tokio::spawn(async move {
-        let _: redis::RedisResult<i64> = redis::cmd("EVAL")
-            .arg("local i = 0 while i < 30000000 do i = i + 1 end return i")
-            .arg(0)
-            .query_async(&mut raw)
-            .await;
-    });
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_served_unchecked(&get_as(&client, &open.url(), b"slow").await);
-    assert_unavailable(&get_as(&client, &closed.url(), b"slow").await);
-    busy.await.unwrap();
+    let _: () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(1000)
+        .arg("ALL")
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let (open_url, closed_url) = (open.url(), closed.url());
+    let (open_reply, closed_reply) = tokio::join!(
+        get_as(&client, &open_url, b"slow"),
+        get_as(&client, &closed_url, b"slow")
+    );
+    assert_served_unchecked(&open_reply);
+    assert_unavailable(&closed_reply);
+    let mut checks = JoinSet::new();
+    for _ in 0..10 {
+        let bounded = bounded.clone();
+        checks.spawn(async move { bounded.check("bounded").await });
+    }
+    let (mut timed_out, mut overloaded) = (0, 0);
+    for verdict in checks.join_all().await {
+        match verdict {
+            Verdict::Unavailable(e) if e.is_timeout() => timed_out += 1,
+            Verdict::Unavailable(e) if e.is_overloaded() => overloaded += 1,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!((timed_out, overloaded), (2, 8));
     assert!(recovers(&client, &open).await);
     assert!(recovers(&client, &closed).await);
 }
