@@ -1,4 +1,4 @@
-//! Run with: `cargo run --release --example fixed_delay -- --url http://127.0.0.1:3000/ --successes 100`
+//! Run with: `cargo run --release --example fixed_delay -- --url http://127.0.0.1:8080/ --successes 100`
 //!
 //! A client that backs off a fixed 50 ms after every 429 or 503 and reads
 //! nothing the server says. Far better than resending at once, yet it still

@@ -134,6 +134,17 @@ const SCENARIOS: &[Scenario] = &[
         },
     },
     Scenario {
+        name: "demo-server --headers all",
+        target: Target::NoThrottle,
+        shape: |b| {
+            b.dialect(Dialect::IetfSeparate)
+                .dialect(Dialect::IetfList)
+                .dialect(Dialect::XRateLimit)
+                .retry_after(RetryAfterStyle::Seconds)
+                .retry_after(RetryAfterStyle::ProblemJsonMillis)
+        },
+    },
+    Scenario {
         name: "bare 429",
         target: Target::Bare,
         shape: |b| b.bare(),

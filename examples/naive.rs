@@ -1,4 +1,4 @@
-//! Run with: `cargo run --release --example naive -- --url http://127.0.0.1:3000/ --successes 100`
+//! Run with: `cargo run --release --example naive -- --url http://127.0.0.1:8080/ --successes 100`
 //!
 //! The client every rate-limited server dreads: it ignores 429s and resends
 //! at once, so almost everything it sends is wasted (the seed measured 52,853

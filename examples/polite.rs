@@ -1,4 +1,4 @@
-//! Run with: `cargo run --release --example polite -- --url http://127.0.0.1:3000/ --successes 100`
+//! Run with: `cargo run --release --example polite -- --url http://127.0.0.1:8080/ --successes 100`
 //!
 //! The same job as the `naive` and `fixed_delay` examples, done with
 //! `courteous::Client` at its default settings: it reads whatever the server

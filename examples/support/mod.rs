@@ -17,7 +17,7 @@ use serde::Serialize;
 pub use drive::{Outcome, Tally, drive};
 
 /// Where the examples send requests unless told otherwise: loopback only.
-pub const DEFAULT_URL: &str = "http://127.0.0.1:3000/";
+pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/";
 
 /// The command line every example client accepts.
 #[derive(Debug, Clone, clap::Args)]
