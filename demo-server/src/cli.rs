@@ -144,3 +144,69 @@ pub struct BenchArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve(args: &[&str]) -> Result<ServeArgs, clap::Error> {
+        let argv = ["demo-server", "serve"].iter().chain(args).copied();
+        match Cli::try_parse_from(argv)?.command {
+            Command::Serve(args) => Ok(args),
+            _ => unreachable!("parsed a serve command"),
+        }
+    }
+
+    #[test]
+    fn default_policy_is_the_seeds_bucket() {
+        let policy = serve(&[]).unwrap().policy().unwrap();
+        assert_eq!(policy.algorithm(), Algorithm::TokenBucket);
+        assert_eq!(
+            (policy.limit(), policy.window()),
+            (20, Duration::from_secs(1))
+        );
+    }
+
+    #[test]
+    fn window_and_bucket_options() {
+        let args = serve(&[
+            "--algorithm",
+            "sliding-log",
+            "--limit",
+            "100",
+            "--window",
+            "10",
+        ])
+        .unwrap();
+        let policy = args.policy().unwrap();
+        assert_eq!(
+            (policy.limit(), policy.window()),
+            (100, Duration::from_secs(10))
+        );
+        let args = serve(&["--capacity", "10", "--rate", "5", "--racy-gap-ms", "20"]).unwrap();
+        let policy = args.policy().unwrap();
+        assert_eq!((policy.limit(), policy.window_ms()), (10, 2000));
+        assert_eq!(policy.racy_gap(), Duration::from_millis(20));
+    }
+
+    #[test]
+    fn bad_options_are_errors_not_panics() {
+        assert!(serve(&["--capacity", "1", "--limit", "2"]).is_err());
+        assert!(serve(&["--algorithm", "leaky"]).is_err());
+        assert!(serve(&["--window=-1"]).unwrap().policy().is_err());
+        assert!(serve(&["--window", "NaN"]).unwrap().policy().is_err());
+        assert!(serve(&["--rate", "0"]).unwrap().policy().is_err());
+        assert!(
+            serve(&["--namespace", "a:b"])
+                .unwrap()
+                .server_config()
+                .is_err()
+        );
+        assert!(
+            serve(&["--policy-name", "x\"y"])
+                .unwrap()
+                .server_config()
+                .is_err()
+        );
+    }
+}

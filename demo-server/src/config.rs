@@ -240,6 +240,12 @@ impl KeySpace {
         })
     }
 
+    /// A namespace no other run uses (`{prefix}-{random}`, version 1): isolates
+    /// a run or a test without flushing anything. `prefix` must be a valid namespace.
+    pub fn unique(prefix: &str) -> Result<Self, ConfigError> {
+        Self::new(&format!("{prefix}-{:016x}", rand::random::<u64>()), 1)
+    }
+
     /// The namespace.
     pub fn namespace(&self) -> &str {
         &self.namespace
@@ -298,7 +304,27 @@ pub enum HeaderStyle {
     All,
 }
 
+impl FailMode {
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailMode::Open => "open",
+            FailMode::Closed => "closed",
+        }
+    }
+}
+
 impl HeaderStyle {
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HeaderStyle::Ietf => "ietf",
+            HeaderStyle::IetfLegacy => "ietf-legacy",
+            HeaderStyle::XRatelimit => "x-ratelimit",
+            HeaderStyle::All => "all",
+        }
+    }
+
     /// Every style.
     pub const ALL: [HeaderStyle; 4] = [
         HeaderStyle::Ietf,

@@ -66,7 +66,7 @@ impl IdentityConfig {
 }
 
 fn last_forwarded_for(headers: &HeaderMap) -> Option<IpAddr> {
-    let last = headers.get_all("x-forwarded-for").iter().last()?;
+    let last = headers.get_all("x-forwarded-for").iter().next_back()?;
     last.to_str().ok()?.rsplit(',').next()?.trim().parse().ok()
 }
 

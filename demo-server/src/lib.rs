@@ -9,7 +9,8 @@
 //!
 //! As a library (for tests and the comparison): build a [`Policy`], a
 //! [`ServerConfig`], a [`Store`], and [`spawn`] replicas on ephemeral ports;
-//! [`redis_process::RedisServer`] starts a throw-away `redis-server`;
+//! [`redis_process::RedisServer`] starts a throw-away `redis-server`,
+//! [`local_store::LocalStore`] picks Redis or the embedded store for a run;
 //! [`bench::run`] measures what a check costs.
 //!
 //! ```no_run
@@ -41,6 +42,7 @@ mod error;
 pub mod headers;
 pub mod identity;
 pub mod limiter;
+pub mod local_store;
 pub mod problem;
 pub mod redis_process;
 mod server;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::Parser;
 use demo_server::bench::{self, BenchOptions};
 use demo_server::cli::{BenchArgs, Cli, Command, ServeArgs};
-use demo_server::redis_process::RedisServer;
+use demo_server::local_store::LocalStore;
 use demo_server::{AppState, Store};
 use tracing_subscriber::EnvFilter;
 
@@ -38,14 +38,14 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let policy = config.policy();
     println!(
-        "demo-server: listening on http://{}, store: {}, {} limit {} per {:?}, headers {:?}, fail {:?}",
+        "demo-server: listening on http://{}, store: {}, {} limit {} per {:?}, headers {}, fail {}",
         listener.local_addr()?,
         store.describe(),
         policy.algorithm(),
         policy.limit(),
         policy.window(),
-        args.headers,
-        args.fail,
+        args.headers.name(),
+        args.fail.name(),
     );
     let state = AppState::new(config, store);
     demo_server::serve(listener, state, async {
@@ -56,23 +56,10 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 async fn run_bench(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
-    // Keep the child alive for the whole run; it is killed on drop.
-    let mut child = None;
-    let store = match args.redis.as_deref() {
-        Some(url) => Store::redis(url).await?,
-        None => match RedisServer::start() {
-            Ok(server) => {
-                let store = Store::redis(&server.url()).await?;
-                child = Some(server);
-                store
-            }
-            Err(e) => {
-                eprintln!("demo-server: {e}; measuring the embedded store");
-                Store::memory()
-            }
-        },
-    };
-    eprintln!("demo-server: bench on {}", store.describe());
+    // A throw-away redis-server, if started, lives until `local` is dropped.
+    let local = LocalStore::auto(args.redis.as_deref()).await?;
+    eprintln!("demo-server: bench on {}", local.describe());
+    let store = local.connect().await?;
     let options = BenchOptions {
         iterations: args.iterations.max(1),
         limit: args.limit.max(1),
@@ -90,7 +77,7 @@ async fn run_bench(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         print!("{report}");
     }
-    drop(child);
+    drop(local);
     Ok(())
 }
 

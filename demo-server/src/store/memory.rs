@@ -66,7 +66,7 @@ impl Inner {
 
     fn tick(&mut self, now: f64) {
         self.checks += 1;
-        if self.checks % SWEEP_EVERY == 0 {
+        if self.checks.is_multiple_of(SWEEP_EVERY) {
             self.entries.retain(|_, e| e.expires_at_ms > now);
         }
     }

@@ -43,7 +43,7 @@ impl Backend {
 
 /// A namespace no other test or run uses (instead of FLUSHDB).
 pub fn fresh_keys() -> KeySpace {
-    KeySpace::new(&format!("test-{:016x}", rand::random::<u64>()), 1).unwrap()
+    KeySpace::unique("test").unwrap()
 }
 
 pub fn client() -> reqwest::Client {
