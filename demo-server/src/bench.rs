@@ -266,7 +266,11 @@ impl fmt::Display for BenchReport {
                 f,
                 "{:<18} {:>11} {:>10.1} {:>10.1} {:>9} {:>9}",
                 c.algorithm.name(),
-                c.round_trips,
+                if self.ping.is_some() {
+                    c.round_trips.to_string()
+                } else {
+                    "-".to_owned()
+                },
                 c.latency.p50_us,
                 c.latency.p99_us,
                 ratio,
