@@ -47,6 +47,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         args.headers.name(),
         args.fail.name(),
     );
+    tracing::info!(store = %store.describe(), "serving");
     let state = AppState::new(config, store);
     demo_server::serve(listener, state, async {
         let _ = tokio::signal::ctrl_c().await;
