@@ -98,6 +98,11 @@ impl<'a> Fields<'a> {
         self.first[field as usize].is_some()
     }
 
+    /// Whether any of `fields` is present (lets a dialect skip all its work).
+    pub(crate) fn has_any(&self, fields: &[Field]) -> bool {
+        fields.iter().any(|&field| self.has(field))
+    }
+
     /// Every line of `field`, in order. Only a field with several lines
     /// costs a map lookup.
     pub(crate) fn values(&self, field: Field) -> impl Iterator<Item = &'a HeaderValue> + use<'a> {

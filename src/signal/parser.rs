@@ -114,7 +114,7 @@ impl SignalParser {
             ],
         );
 
-        let mut policies = Vec::new();
+        let mut policies = Vec::with_capacity(4);
         ietf::read(&fields, &clock, &mut policies);
         policies.extend(x_ratelimit::read(&fields, &clock));
         // A policy the server says was violated has nothing left, unless the

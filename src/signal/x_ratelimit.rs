@@ -17,6 +17,15 @@ use super::quota::{Quota, QuotaSource};
 
 /// The `X-RateLimit-*` quota, if any of its fields is present and valid.
 pub(crate) fn read(fields: &Fields<'_>, clock: &Clock<'_>) -> Option<Quota> {
+    if !fields.has_any(&[
+        Field::XRateLimitLimit,
+        Field::XRateLimitRemaining,
+        Field::XRateLimitReset,
+        Field::XRateLimitResetAfter,
+        Field::XRateLimitUsed,
+    ]) {
+        return None;
+    }
     let limit = fields.parsed(Field::XRateLimitLimit, parse_integer).min();
     let used = fields.parsed(Field::XRateLimitUsed, parse_integer).max();
     let remaining = fields

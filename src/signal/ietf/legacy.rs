@@ -20,8 +20,9 @@ use super::super::numbers::{
     count_from_bare_item, parse_integer, parse_seconds, reset_from_seconds, seconds_from_bare_item,
 };
 use super::super::quota::{Quota, QuotaSource};
-use super::members::{Member, Members};
-use super::{Shape, structured};
+use std::ops::Range;
+
+use super::members::Member;
 
 /// An unnamed policy: quota and window.
 struct Policy {
@@ -32,31 +33,42 @@ struct Policy {
 
 fn policy(member: &Member<'_>) -> Option<Policy> {
     let quota = count_from_bare_item(member.value.as_ref()?)?;
-    let params = &member.params;
-    let window = params
-        .w
-        .as_ref()
-        .or(params.window.as_ref())
-        .and_then(seconds_from_bare_item);
     Some(Policy {
         quota,
-        window,
+        window: member.params.w,
         taken: false,
     })
+}
+
+/// The structured fields, already parsed.
+pub(super) struct Parsed<'m, 'a> {
+    pub(super) members: &'m [Member<'a>],
+    /// `RateLimit-Policy`.
+    pub(super) policy: Range<usize>,
+    /// `RateLimit` when it is a dictionary.
+    pub(super) dictionary: Option<Range<usize>>,
+    /// `RateLimit-Limit` when it is a valid List.
+    pub(super) limit: Option<Range<usize>>,
 }
 
 /// Appends the legacy current states and their unnamed policies.
 pub(super) fn read(
     fields: &Fields<'_>,
     clock: &Clock<'_>,
-    policy_field: &Members<'_>,
-    dictionary: Option<&Members<'_>>,
+    parsed: &Parsed<'_, '_>,
     out: &mut Vec<Quota>,
 ) {
-    let mut policies: Vec<Policy> = policy_field.0.iter().filter_map(policy).collect();
+    let members = parsed.members;
+    let mut policies: Vec<Policy> = members[parsed.policy.clone()]
+        .iter()
+        .filter_map(policy)
+        .collect();
     let mut currents = [
-        dictionary.and_then(from_dictionary),
-        separate(fields, clock, &mut policies),
+        parsed
+            .dictionary
+            .clone()
+            .and_then(|range| from_dictionary(&members[range])),
+        separate(fields, clock, parsed, &mut policies),
     ];
     if currents.iter().all(Option::is_none) && policies.is_empty() {
         return;
@@ -88,9 +100,9 @@ pub(super) fn read(
 }
 
 /// The -07 `RateLimit` dictionary.
-fn from_dictionary(dictionary: &Members<'_>) -> Option<Quota> {
+fn from_dictionary(dictionary: &[Member<'_>]) -> Option<Quota> {
     let value = |key: &str| {
-        let member = dictionary.0.iter().find(|member| member.key == Some(key))?;
+        let member = dictionary.iter().find(|member| member.key == Some(key))?;
         member.value.as_ref()
     };
     let limit = value("limit").and_then(count_from_bare_item);
@@ -112,11 +124,23 @@ fn from_dictionary(dictionary: &Members<'_>) -> Option<Quota> {
 
 /// The separate fields; the members after the first of `RateLimit-Limit`
 /// are added to `policies`.
-fn separate(fields: &Fields<'_>, clock: &Clock<'_>, policies: &mut Vec<Policy>) -> Option<Quota> {
+fn separate(
+    fields: &Fields<'_>,
+    clock: &Clock<'_>,
+    parsed: &Parsed<'_, '_>,
+    policies: &mut Vec<Policy>,
+) -> Option<Quota> {
+    if !fields.has_any(&[
+        Field::RateLimitLimit,
+        Field::RateLimitRemaining,
+        Field::RateLimitReset,
+    ]) {
+        return None;
+    }
     let mut limit = None;
     let mut window = None;
-    if let Some(list) = structured(fields, Field::RateLimitLimit, Shape::List) {
-        let mut members = list.0.iter().filter_map(policy);
+    if let Some(range) = parsed.limit.clone() {
+        let mut members = parsed.members[range].iter().filter_map(policy);
         if let Some(first) = members.next() {
             limit = Some(first.quota);
             window = first.window;

@@ -7,82 +7,42 @@
 //! name. Names may be Strings (-09 on) or Tokens (-08). An item without its
 //! required parameter is ignored.
 
-use std::time::Duration;
-
-use sfv::BareItemFromInput;
-
-use super::super::numbers::{count_from_bare_item, seconds_from_bare_item};
 use super::super::quota::{Quota, QuotaSource, QuotaUnit};
-use super::members::{Member, Members};
+use std::ops::Range;
+
+use super::members::Member;
 
 /// Whether a parsed `RateLimit` List is the named form (some member has a
 /// name and an `r` parameter).
-pub(super) fn is_named(members: &Members<'_>) -> bool {
+pub(super) fn is_named(members: &[Member<'_>]) -> bool {
     members
-        .0
         .iter()
         .any(|member| member.name().is_some() && member.params.r.is_some())
 }
 
-fn count(key: &str, value: Option<&BareItemFromInput<'_>>) -> Option<u64> {
-    let value = value?;
-    let count = count_from_bare_item(value);
-    if count.is_none() {
-        tracing::debug!(key, ?value, "ignoring a malformed RateLimit parameter");
-    }
-    count
-}
-
-fn seconds(key: &str, value: Option<&BareItemFromInput<'_>>) -> Option<Duration> {
-    let value = value?;
-    let seconds = seconds_from_bare_item(value);
-    if seconds.is_none() {
-        tracing::debug!(key, ?value, "ignoring a malformed RateLimit parameter");
-    }
-    seconds
-}
-
-fn partition_key(member: &Member<'_>) -> Option<Vec<u8>> {
-    let key = member
-        .params
-        .pk
-        .as_ref()?
-        .as_byte_sequence()
-        .map(<[u8]>::to_vec);
-    if key.is_none() {
-        tracing::debug!(?member.params.pk, "ignoring a pk that is not a byte sequence");
-    }
-    key
-}
-
-fn unit(member: &Member<'_>) -> QuotaUnit {
-    match &member.params.qu {
-        None => QuotaUnit::Requests,
-        Some(sfv::GenericBareItem::String(unit)) => QuotaUnit::from_name(unit.as_str()),
-        Some(sfv::GenericBareItem::Token(unit)) => QuotaUnit::from_name(unit.as_str()),
-        Some(_) => QuotaUnit::Other,
-    }
-}
-
 /// Appends the named policies, joined with their current state.
-pub(super) fn read(policy: &Members<'_>, limits: &Members<'_>, out: &mut Vec<Quota>) {
+pub(super) fn read(
+    members: &mut [Member<'_>],
+    policy: Range<usize>,
+    limits: Range<usize>,
+    out: &mut Vec<Quota>,
+) {
     let first = out.len();
-    for member in &policy.0 {
-        let (Some(name), Some(quota)) = (member.name(), count("q", member.params.q.as_ref()))
-        else {
+    for member in &mut members[policy] {
+        let (Some(name), Some(quota)) = (member.name(), member.params.q) else {
             continue;
         };
-        let mut policy = Quota::new(QuotaSource::IetfList)
-            .with_name(name)
-            .with_limit(quota)
-            .with_unit(unit(member));
-        policy.set_window(seconds("w", member.params.w.as_ref()));
-        policy.set_partition_key(partition_key(member));
-        out.push(policy);
+        let policy = out.push_mut(
+            Quota::new(QuotaSource::IetfList)
+                .with_name(name)
+                .with_limit(quota)
+                .with_unit(member.params.qu.unwrap_or(QuotaUnit::Requests)),
+        );
+        policy.set_window(member.params.w);
+        policy.set_partition_key(member.params.pk.take());
     }
-    for member in &limits.0 {
-        let (Some(name), Some(remaining)) = (member.name(), count("r", member.params.r.as_ref()))
-        else {
+    for member in &mut members[limits] {
+        let (Some(name), Some(remaining)) = (member.name(), member.params.r) else {
             continue;
         };
         let joined = out[first..]
@@ -93,8 +53,8 @@ pub(super) fn read(policy: &Members<'_>, limits: &Members<'_>, out: &mut Vec<Quo
             None => out.push_mut(Quota::new(QuotaSource::IetfList).with_name(name)),
         };
         quota.set_remaining(Some(remaining));
-        quota.set_reset(seconds("t", member.params.t.as_ref()));
-        if let Some(key) = partition_key(member) {
+        quota.set_reset(member.params.t);
+        if let Some(key) = member.params.pk.take() {
             quota.set_partition_key(Some(key));
         }
     }

@@ -3,27 +3,83 @@
 //! per-parameter allocations (they dominated the parse time).
 //!
 //! Syntax is still fully validated by `sfv`; duplicate parameters and
-//! dictionary keys keep the last instance, as RFC 9651 requires.
+//! dictionary keys keep the last instance, as RFC 9651 requires. Parameter
+//! values are converted as they are visited; a malformed one (a negative
+//! quota, a string window, …) reads as absent, with a debug event.
 
 use std::convert::Infallible;
+use std::time::Duration;
 
 use sfv::visitor::{
     DictionaryVisitor, EntryVisitor, Ignored, InnerListVisitor, ItemVisitor, ListVisitor,
     ParameterVisitor,
 };
-use sfv::{BareItemFromInput, KeyRef};
+use sfv::{BareItemFromInput, GenericBareItem, KeyRef};
 
-/// The parameters any draft defines; others are validated and dropped.
+use super::super::numbers::{count_from_bare_item, seconds_from_bare_item};
+use super::super::quota::QuotaUnit;
+
+/// The parameters any draft defines, converted; others are validated and dropped.
 #[derive(Debug, Default)]
-pub(super) struct Params<'de> {
-    pub(super) q: Option<BareItemFromInput<'de>>,
-    pub(super) w: Option<BareItemFromInput<'de>>,
-    /// `window`, draft -00's name for `w`.
-    pub(super) window: Option<BareItemFromInput<'de>>,
-    pub(super) qu: Option<BareItemFromInput<'de>>,
-    pub(super) pk: Option<BareItemFromInput<'de>>,
-    pub(super) r: Option<BareItemFromInput<'de>>,
-    pub(super) t: Option<BareItemFromInput<'de>>,
+pub(super) struct Params {
+    /// `q`: quota units per window.
+    pub(super) q: Option<u64>,
+    /// `w` (or `window`, its name in draft -00): window seconds.
+    pub(super) w: Option<Duration>,
+    /// `qu`: quota unit.
+    pub(super) qu: Option<QuotaUnit>,
+    /// `pk`: partition key.
+    pub(super) pk: Option<Vec<u8>>,
+    /// `r`: remaining quota units.
+    pub(super) r: Option<u64>,
+    /// `t`: seconds until the quota is restored.
+    pub(super) t: Option<Duration>,
+}
+
+impl Params {
+    fn set(&mut self, key: &str, value: BareItemFromInput<'_>) {
+        let valid = match key {
+            "q" => {
+                self.q = count_from_bare_item(&value);
+                self.q.is_some()
+            }
+            "r" => {
+                self.r = count_from_bare_item(&value);
+                self.r.is_some()
+            }
+            "w" | "window" => {
+                self.w = seconds_from_bare_item(&value);
+                self.w.is_some()
+            }
+            "t" => {
+                self.t = seconds_from_bare_item(&value);
+                self.t.is_some()
+            }
+            "qu" => {
+                self.qu = match &value {
+                    GenericBareItem::String(unit) => Some(QuotaUnit::from_name(unit.as_str())),
+                    GenericBareItem::Token(unit) => Some(QuotaUnit::from_name(unit.as_str())),
+                    _ => None,
+                };
+                self.qu.is_some()
+            }
+            "pk" => match value {
+                GenericBareItem::ByteSequence(bytes) => {
+                    self.pk = Some(bytes);
+                    return;
+                }
+                other => {
+                    self.pk = None;
+                    tracing::debug!(key, ?other, "ignoring a malformed RateLimit parameter");
+                    return;
+                }
+            },
+            _ => true,
+        };
+        if !valid {
+            tracing::debug!(key, ?value, "ignoring a malformed RateLimit parameter");
+        }
+    }
 }
 
 /// One List member, or one Dictionary member with its key.
@@ -32,7 +88,7 @@ pub(super) struct Member<'de> {
     pub(super) key: Option<&'de str>,
     /// `None` for an inner list (no draft uses them).
     pub(super) value: Option<BareItemFromInput<'de>>,
-    pub(super) params: Params<'de>,
+    pub(super) params: Params,
 }
 
 impl Member<'_> {
@@ -46,7 +102,9 @@ impl Member<'_> {
     }
 }
 
-/// The members of one field, across all its lines.
+/// Parsed members of every structured field of a response, in one buffer
+/// (one allocation); each field is a range of it. `&mut Members` is the
+/// visitor: it appends.
 #[derive(Debug, Default)]
 pub(super) struct Members<'de>(pub(super) Vec<Member<'de>>);
 
@@ -55,10 +113,10 @@ struct Slot<'a, 'de> {
     key: Option<&'de str>,
 }
 
-struct ParamSlot<'a, 'de>(&'a mut Params<'de>);
+struct ParamSlot<'a>(&'a mut Params);
 
-impl<'de> ListVisitor<'de> for Members<'de> {
-    type Out = Self;
+impl<'de> ListVisitor<'de> for &mut Members<'de> {
+    type Out = ();
     type Error = Infallible;
 
     fn entry(&mut self) -> Result<impl EntryVisitor<'de>, Self::Error> {
@@ -69,16 +127,18 @@ impl<'de> ListVisitor<'de> for Members<'de> {
     }
 
     fn finish(self) -> Result<Self::Out, Self::Error> {
-        Ok(self)
+        Ok(())
     }
 }
 
-impl<'de> DictionaryVisitor<'de> for Members<'de> {
-    type Out = Self;
+impl<'de> DictionaryVisitor<'de> for &mut Members<'de> {
+    type Out = ();
     type Error = Infallible;
 
     fn entry(&mut self, key: &'de KeyRef) -> Result<impl EntryVisitor<'de>, Self::Error> {
         let key = key.as_str();
+        // Only dictionary members have keys, and one dictionary is parsed
+        // per buffer: this drops the earlier instance of a duplicate key.
         self.0.retain(|member| member.key != Some(key));
         Ok(Slot {
             members: &mut self.0,
@@ -87,7 +147,7 @@ impl<'de> DictionaryVisitor<'de> for Members<'de> {
     }
 
     fn finish(self) -> Result<Self::Out, Self::Error> {
-        Ok(self)
+        Ok(())
     }
 }
 
@@ -124,7 +184,7 @@ impl<'de> ItemVisitor<'de> for Slot<'_, 'de> {
     }
 }
 
-impl<'de> ParameterVisitor<'de> for ParamSlot<'_, 'de> {
+impl<'de> ParameterVisitor<'de> for ParamSlot<'_> {
     type Out = ();
     type Error = Infallible;
 
@@ -133,18 +193,7 @@ impl<'de> ParameterVisitor<'de> for ParamSlot<'_, 'de> {
         key: &'de KeyRef,
         value: BareItemFromInput<'de>,
     ) -> Result<(), Self::Error> {
-        let params = &mut *self.0;
-        let slot = match key.as_str() {
-            "q" => &mut params.q,
-            "w" => &mut params.w,
-            "window" => &mut params.window,
-            "qu" => &mut params.qu,
-            "pk" => &mut params.pk,
-            "r" => &mut params.r,
-            "t" => &mut params.t,
-            _ => return Ok(()),
-        };
-        *slot = Some(value);
+        self.0.set(key.as_str(), value);
         Ok(())
     }
 
@@ -157,27 +206,47 @@ impl<'de> ParameterVisitor<'de> for ParamSlot<'_, 'de> {
 mod tests {
     use super::*;
 
+    fn list(input: &str) -> Members<'_> {
+        let mut members = Members::default();
+        sfv::Parser::new(input)
+            .parse_list_with_visitor(&mut members)
+            .unwrap();
+        members
+    }
+
     #[test]
     fn lists_keep_members_and_the_last_duplicate_parameter() {
-        let members: Members<'_> = sfv::Parser::new(r#""a";q=1;q=2;x=?1, (1 2);w=3, tok;r=4"#)
-            .parse_list_with_visitor(Members::default())
-            .unwrap();
+        let members = list(r#""a";q=1;q=2;x=?1, (1 2);w=3, tok;r=4"#);
         let [a, inner, tok] = &members.0[..] else {
             panic!("{members:?}")
         };
         assert_eq!(a.name(), Some("a"));
-        assert_eq!(
-            a.params.q.as_ref().and_then(|q| q.as_integer()),
-            Some(sfv::integer(2))
-        );
+        assert_eq!(a.params.q, Some(2));
         assert!(inner.value.is_none() && inner.params.w.is_none());
         assert_eq!(tok.name(), Some("tok"));
     }
 
     #[test]
+    fn parameters_are_converted_and_malformed_ones_read_as_absent() {
+        let members = list(r#"a;q=-1;w=1.5;qu=content-bytes;pk=:AAE=:;r=5;t="7";x=1"#);
+        let params = &members.0[0].params;
+        assert_eq!(params.q, None);
+        assert_eq!(params.w, Some(Duration::from_millis(1500)));
+        assert_eq!(params.qu, Some(QuotaUnit::ContentBytes));
+        assert_eq!(params.pk.as_deref(), Some(&[0u8, 1][..]));
+        assert_eq!((params.r, params.t), (Some(5), None));
+        let members = list("a;w=60;q=1;q=2;w=?1");
+        assert_eq!(
+            (members.0[0].params.q, members.0[0].params.w),
+            (Some(2), None)
+        );
+    }
+
+    #[test]
     fn dictionaries_keep_the_last_duplicate_key() {
-        let members: Members<'_> = sfv::Parser::new("limit=1, remaining=2, limit=3")
-            .parse_dictionary_with_visitor(Members::default())
+        let mut members = Members::default();
+        sfv::Parser::new("limit=1, remaining=2, limit=3")
+            .parse_dictionary_with_visitor(&mut members)
             .unwrap();
         let keys: Vec<_> = members.0.iter().map(|member| member.key).collect();
         assert_eq!(keys, [Some("remaining"), Some("limit")]);
@@ -189,7 +258,7 @@ mod tests {
 
     #[test]
     fn syntax_errors_are_still_errors() {
-        let result = sfv::Parser::new("a;q=").parse_list_with_visitor(Members::default());
+        let result = sfv::Parser::new("a;q=").parse_list_with_visitor(&mut Members::default());
         assert!(result.is_err());
     }
 }

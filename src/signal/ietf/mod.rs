@@ -15,22 +15,46 @@ mod legacy;
 mod list;
 mod members;
 
+use std::ops::Range;
+
 use super::fields::{Clock, Field, Fields};
 use super::quota::Quota;
 use members::Members;
 
 /// Every IETF policy of the response, named lists first.
 pub(crate) fn read(fields: &Fields<'_>, clock: &Clock<'_>, out: &mut Vec<Quota>) {
-    let policy = structured(fields, Field::RateLimitPolicy, Shape::List).unwrap_or_default();
-    let (named, dictionary) = match structured(fields, Field::RateLimit, Shape::List) {
-        Some(members) if list::is_named(&members) => (members, None),
-        _ => (
-            Members::default(),
-            structured(fields, Field::RateLimit, Shape::Dictionary),
-        ),
+    if !fields.has_any(&[
+        Field::RateLimit,
+        Field::RateLimitPolicy,
+        Field::RateLimitLimit,
+        Field::RateLimitRemaining,
+        Field::RateLimitReset,
+    ]) {
+        return;
+    }
+    let mut members = Members::default();
+    let policy = structured(fields, Field::RateLimitPolicy, Shape::List, &mut members);
+    let policy = policy.unwrap_or_default();
+    let mut named = 0..0;
+    let mut dictionary = None;
+    match structured(fields, Field::RateLimit, Shape::List, &mut members) {
+        Some(range) if list::is_named(&members.0[range.clone()]) => named = range,
+        other => {
+            if let Some(range) = other {
+                members.0.truncate(range.start);
+            }
+            dictionary = structured(fields, Field::RateLimit, Shape::Dictionary, &mut members);
+        }
+    }
+    let limit = structured(fields, Field::RateLimitLimit, Shape::List, &mut members);
+    list::read(&mut members.0, policy.clone(), named, out);
+    let parsed = legacy::Parsed {
+        members: &members.0,
+        policy,
+        dictionary,
+        limit,
     };
-    list::read(&policy, &named, out);
-    legacy::read(fields, clock, &policy, dictionary.as_ref(), out);
+    legacy::read(fields, clock, &parsed, out);
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -39,28 +63,32 @@ enum Shape {
     Dictionary,
 }
 
-/// `field` as a structured-field List or Dictionary, all lines merged;
-/// `None` when absent or invalid.
-fn structured<'a>(fields: &Fields<'a>, field: Field, shape: Shape) -> Option<Members<'a>> {
+/// Appends `field`, parsed as a structured-field List or Dictionary with all
+/// its lines merged, to `members`; returns its range, or `None` (and appends
+/// nothing) when the field is absent or invalid.
+fn structured<'a>(
+    fields: &Fields<'a>,
+    field: Field,
+    shape: Shape,
+    members: &mut Members<'a>,
+) -> Option<Range<usize>> {
     if !fields.has(field) {
         return None;
     }
-    let mut members = Members::default();
+    let start = members.0.len();
     for value in fields.values(field) {
         let parser = sfv::Parser::new(value.as_bytes());
         let parsed = match shape {
-            Shape::List => parser.parse_list_with_visitor(members),
-            Shape::Dictionary => parser.parse_dictionary_with_visitor(members),
+            Shape::List => parser.parse_list_with_visitor(&mut *members),
+            Shape::Dictionary => parser.parse_dictionary_with_visitor(&mut *members),
         };
-        match parsed {
-            Ok(merged) => members = merged,
-            Err(error) => {
-                tracing::debug!(?field, ?value, ?shape, %error, "ignoring a malformed structured field");
-                return None;
-            }
+        if let Err(error) = parsed {
+            tracing::debug!(?field, ?value, ?shape, %error, "ignoring a malformed structured field");
+            members.0.truncate(start);
+            return None;
         }
     }
-    Some(members)
+    Some(start..members.0.len())
 }
 
 #[cfg(test)]
