@@ -103,7 +103,7 @@ fn hint_has_a_source(signal: &Signal, headers: &HeaderMap, body_read: bool) -> b
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(1000))]
 
     #[test]
     fn arbitrary_responses_never_panic_and_stay_consistent(
