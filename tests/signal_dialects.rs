@@ -520,3 +520,75 @@ fn express_legacy_epoch_reset_is_measured_against_date() {
         .find(|q| q.source() == QuotaSource::XRateLimit);
     assert_eq!(legacy.unwrap().reset(), secs(42));
 }
+
+#[test]
+fn every_dialect_at_once() {
+    let case = Case {
+        name: "every dialect at once",
+        status: 429,
+        headers: &[
+            ("date", NOW),
+            ("retry-after", "Wed, 21 Oct 2026 07:20:01 GMT"),
+            ("retry-after-ms", "950"),
+            ("x-ms-retry-after-ms", "900"),
+            (
+                "ratelimit-policy",
+                r#""burst";q=100;w=60,"daily";q=1000;w=86400"#,
+            ),
+            ("ratelimit", r#""burst";r=0;t=1, "daily";r=900;t=3600"#),
+            ("ratelimit-limit", "100, 100;w=60"),
+            ("ratelimit-remaining", "0"),
+            ("ratelimit-reset", "1"),
+            ("x-ratelimit-limit", "100"),
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset-after", "0.95"),
+        ],
+        body: None,
+        now: "Wed, 21 Oct 2026 09:00:00 GMT",
+        expect: Expect {
+            // The date form is measured against `Date`, not our (skewed) clock;
+            // retry-after-ms agrees with it and comes first.
+            wait: Some((millis(950), HintSource::RetryAfterMs)),
+            // Three policies have nothing left; the longest reset (1 s) binds,
+            // and of the two with 1 s the first listed.
+            binding: Some(Binding {
+                name: Some("burst"),
+                limit: Some(100),
+                remaining: Some(0),
+                reset: secs(1),
+                window: secs(60),
+                source: QuotaSource::IetfList,
+            }),
+            policies: 4,
+        },
+    };
+    let signal = parse(&case);
+    let wait = signal
+        .retry_after()
+        .map(|hint| (hint.delay(), hint.source()));
+    assert_eq!(wait, case.expect.wait);
+    let sources: Vec<_> = signal
+        .policies()
+        .iter()
+        .map(|quota| quota.source())
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            QuotaSource::IetfList,
+            QuotaSource::IetfList,
+            QuotaSource::IetfSeparate,
+            QuotaSource::XRateLimit
+        ]
+    );
+    let quota = signal.quota().unwrap();
+    let binding = Binding {
+        name: quota.name(),
+        limit: quota.limit(),
+        remaining: quota.remaining(),
+        reset: quota.reset(),
+        window: quota.window(),
+        source: quota.source(),
+    };
+    assert_eq!(Some(binding), case.expect.binding);
+}
