@@ -75,9 +75,14 @@ impl SignalParser {
     /// Parse a response, using the local clock only when a time has no
     /// `Date` header to be measured against.
     ///
+    /// Headers are read whatever the status: servers send `Retry-After` with
+    /// 429 and 503 but also 301 or 413, and quota fields with every response.
     /// `body` is a prefix of the response body (or all of it); it is read
     /// only when [`wants_body`](Self::wants_body) says so, and only up to
     /// [`max_body_bytes`](Self::max_body_bytes).
+    ///
+    /// A response without any rate-limit field costs one pass over its
+    /// header names and no allocation.
     pub fn parse(&self, status: StatusCode, headers: &HeaderMap, body: Option<&[u8]>) -> Signal {
         self.parse_at(status, headers, body, SystemTime::now())
     }
