@@ -1,12 +1,14 @@
 //! What one check costs: latency per algorithm next to a raw `PING`, and
 //! memory per key (`MEMORY USAGE`). Used by `demo-server bench` and the comparison.
 //!
-//! Latency: `iterations` rounds; each round times one `PING` and one check of
-//! every algorithm, interleaved so that all see the same machine conditions.
+//! Latency: `iterations` rounds; each round times one `PING`, one empty Lua
+//! script and one check of every algorithm, in a shuffled order, so that all
+//! see the same machine conditions.
 
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use rand::seq::SliceRandom;
 use serde::Serialize;
 
 use crate::{Algorithm, KeySpace, Policy, RedisStore, Store, StoreError};
@@ -154,27 +156,42 @@ pub async fn check_costs(store: &Store, options: &BenchOptions) -> Result<CheckC
     let empty_script = redis::Script::new("return {1, 0, 0, 0, 0}");
     let mut samples = vec![Vec::with_capacity(options.iterations); policies.len()];
     let mut admitted = vec![0; policies.len()];
+    // Probe order is shuffled every round so no probe always runs first or
+    // right after another (position effects on a busy machine).
+    const PING: usize = usize::MAX;
+    const EMPTY: usize = usize::MAX - 1;
+    let mut order: Vec<usize> = (0..policies.len()).collect();
+    if redis.is_some() {
+        order.extend([PING, EMPTY]);
+    }
+    let mut rng = rand::rng();
     for round in 0..options.warmup + options.iterations {
         let timed = round >= options.warmup;
-        if let Some(redis) = redis {
+        order.shuffle(&mut rng);
+        for &probe in &order {
             let start = Instant::now();
-            redis.ping().await?;
-            if timed {
-                ping.push(start.elapsed());
-            }
-            let mut con = redis.connection();
-            let start = Instant::now();
-            let _: Vec<i64> = empty_script.key("bench").invoke_async(&mut con).await?;
-            if timed {
-                empty.push(start.elapsed());
-            }
-        }
-        for (i, (key, policy)) in policies.iter().enumerate() {
-            let start = Instant::now();
-            let decision = store.check(policy, key).await?;
-            if timed {
-                samples[i].push(start.elapsed());
-                admitted[i] += usize::from(decision.allowed);
+            match (probe, redis) {
+                (PING, Some(redis)) => {
+                    redis.ping().await?;
+                    if timed {
+                        ping.push(start.elapsed());
+                    }
+                }
+                (EMPTY, Some(redis)) => {
+                    let mut con = redis.connection();
+                    let _: Vec<i64> = empty_script.key("bench").invoke_async(&mut con).await?;
+                    if timed {
+                        empty.push(start.elapsed());
+                    }
+                }
+                (i, _) => {
+                    let (key, policy) = &policies[i];
+                    let decision = store.check(policy, key).await?;
+                    if timed {
+                        samples[i].push(start.elapsed());
+                        admitted[i] += usize::from(decision.allowed);
+                    }
+                }
             }
         }
     }
