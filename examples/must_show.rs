@@ -33,6 +33,14 @@ struct Args {
     /// Concurrency levels to run each scenario at.
     #[arg(long, value_delimiter = ',', default_values_t = [1, 4])]
     concurrency: Vec<u64>,
+    /// Instead of the fixed scenarios, run one with these quota dialects
+    /// (repeatable; combine with --hint).
+    #[arg(long, value_enum)]
+    dialect: Vec<DialectArg>,
+    /// Instead of the fixed scenarios, run one with these 429 hint styles
+    /// (repeatable; combine with --dialect).
+    #[arg(long, value_enum)]
+    hint: Vec<HintArg>,
     /// Skip the throughput comparison.
     #[arg(long)]
     no_throughput: bool,
@@ -54,6 +62,52 @@ enum ClientKind {
     FixedDelay,
     /// Resend at once (bounded at 100,000 requests or 60 s).
     Naive,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum DialectArg {
+    IetfSeparate,
+    IetfSeparateWithPolicy,
+    IetfDictionary,
+    IetfList,
+    XRatelimit,
+    XRatelimitResetAfter,
+}
+
+impl DialectArg {
+    fn dialect(self) -> Dialect {
+        match self {
+            Self::IetfSeparate => Dialect::IetfSeparate,
+            Self::IetfSeparateWithPolicy => Dialect::IetfSeparateWithPolicy,
+            Self::IetfDictionary => Dialect::IetfDictionary,
+            Self::IetfList => Dialect::IetfList,
+            Self::XRatelimit => Dialect::XRateLimit,
+            Self::XRatelimitResetAfter => Dialect::XRateLimitResetAfter,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum HintArg {
+    Seconds,
+    HttpDate,
+    Millis,
+    XMsMillis,
+    ProblemJsonMillis,
+    ProblemJsonSeconds,
+}
+
+impl HintArg {
+    fn style(self) -> RetryAfterStyle {
+        match self {
+            Self::Seconds => RetryAfterStyle::Seconds,
+            Self::HttpDate => RetryAfterStyle::HttpDate,
+            Self::Millis => RetryAfterStyle::Millis,
+            Self::XMsMillis => RetryAfterStyle::XMsMillis,
+            Self::ProblemJsonMillis => RetryAfterStyle::ProblemJsonMillis,
+            Self::ProblemJsonSeconds => RetryAfterStyle::ProblemJsonSeconds,
+        }
+    }
 }
 
 /// What a scenario must achieve.
@@ -174,21 +228,41 @@ async fn main() -> Result<(), String> {
         "elapsed",
         "client-sent"
     );
-    for scenario in SCENARIOS {
-        if !args
-            .only
-            .as_ref()
-            .is_none_or(|o| scenario.name.contains(o.as_str()))
-        {
-            continue;
-        }
+    let custom = !(args.dialect.is_empty() && args.hint.is_empty());
+    let chosen = SCENARIOS.iter().filter(|scenario| {
+        !custom
+            && args
+                .only
+                .as_ref()
+                .is_none_or(|o| scenario.name.contains(o.as_str()))
+    });
+    let mut rows: Vec<(String, Target, Box<dyn Fn(TokenBucket) -> TokenBucket>)> = chosen
+        .map(|s| (s.name.to_owned(), s.target, Box::new(s.shape) as Box<_>))
+        .collect();
+    if custom {
+        let (dialects, hints) = (args.dialect.clone(), args.hint.clone());
+        let target = if dialects.iter().any(|d| d.dialect().states_policy()) {
+            Target::NoThrottle
+        } else if dialects.is_empty() && hints.is_empty() {
+            Target::Bare
+        } else {
+            Target::Hint
+        };
+        let name = format!("custom {dialects:?} {hints:?}");
+        let shape = move |bucket: TokenBucket| {
+            let bucket = dialects.iter().fold(bucket, |b, d| b.dialect(d.dialect()));
+            hints.iter().fold(bucket, |b, h| b.retry_after(h.style()))
+        };
+        rows.push((name, target, Box::new(shape)));
+    }
+    for (name, target, shape) in &rows {
         for &concurrency in &args.concurrency {
-            let row = run_scenario(scenario, concurrency, args.client).await?;
-            let verdict = judge(scenario.target, &row);
+            let row = run_scenario(shape, concurrency, args.client).await?;
+            let verdict = judge(*target, &row);
             missed += usize::from(verdict.starts_with("MISS"));
             println!(
                 "{:<42} {:>2} {:>5} {:>5} {:>5} {:>7.2} s {:>11}  {verdict}",
-                scenario.name,
+                name,
                 concurrency,
                 row.sent,
                 row.throttled,
@@ -221,7 +295,7 @@ struct Row {
 }
 
 async fn run_scenario(
-    scenario: &Scenario,
+    shape: &dyn Fn(TokenBucket) -> TokenBucket,
     concurrency: u64,
     kind: ClientKind,
 ) -> Result<Row, String> {
@@ -230,7 +304,7 @@ async fn run_scenario(
         .start()
         .await;
     let per_second = NonZeroU32::new(20).expect("non-zero");
-    let bucket = (scenario.shape)(TokenBucket::per_second(per_second).burst(per_second));
+    let bucket = shape(TokenBucket::per_second(per_second).burst(per_second));
     Mock::given(any())
         .respond_with(bucket.clone())
         .mount(&server)
