@@ -6,7 +6,7 @@ use std::num::NonZeroU32;
 use std::time::Duration;
 
 use courteous::signal::{self, HintSource, QuotaSource, Signal};
-use courteous::testing::{Dialect, RetryAfterStyle, ThrottleThenOk, TokenBucket};
+use courteous::testing::{Dialect, FixedWindow, RetryAfterStyle, ThrottleThenOk, TokenBucket};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Respond};
 
@@ -180,4 +180,17 @@ async fn an_exhausted_bucket_says_zero_remaining_and_when_to_return() {
         "{hint:?}"
     );
     assert_eq!(signal.violated_policies(), ["default"]);
+}
+
+#[tokio::test]
+async fn a_fixed_window_reads_back_as_its_policy() {
+    let window = FixedWindow::per_minute(nz(3)).dialect(Dialect::IetfList);
+    let (status, signal) = first_signal(window).await;
+    assert_eq!(status, 200);
+    let quota = signal.quota().expect("quota");
+    assert_eq!(quota.limit(), Some(3));
+    assert_eq!(quota.remaining(), Some(2));
+    assert_eq!(quota.window(), Some(Duration::from_secs(60)));
+    assert_eq!(quota.reset(), Some(Duration::from_secs(60)));
+    assert_eq!(quota.rate(), Some(3.0 / 60.0));
 }
