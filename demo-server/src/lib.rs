@@ -55,3 +55,7 @@ pub use decision::Decision;
 pub use error::StoreError;
 pub use server::{RunningServer, serve, spawn, spawn_on};
 pub use store::{MemoryStore, RedisStore, Store};
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
