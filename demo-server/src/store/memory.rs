@@ -222,3 +222,30 @@ fn now_ms() -> f64 {
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn expired_entries_restore_the_quota_and_are_swept() {
+        let store = MemoryStore::new();
+        let policy = Policy::new(Algorithm::FixedWindowLua, 1, Duration::from_millis(5)).unwrap();
+        for i in 0..SWEEP_EVERY {
+            store.check(&policy, &format!("k{i}")).await.unwrap();
+        }
+        // Every entry lives at most one 5 ms window; wait well past it.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(store.check(&policy, "k0").await.unwrap().allowed);
+        for i in 0..SWEEP_EVERY {
+            store.check(&policy, &format!("other{i}")).await.unwrap();
+        }
+        assert!(
+            store.len() <= SWEEP_EVERY as usize + 1,
+            "the first {SWEEP_EVERY} keys were swept, {} left",
+            store.len()
+        );
+    }
+}

@@ -197,7 +197,7 @@ async fn fixed_window_incr_then_expire(
 ) -> Result<Parts, StoreError> {
     let now = local_now_ms();
     let key = window_key(base, fixed_window::index(now, window_ms));
-    let count: u64 = con.incr(&key, 1).await?;
+    let count: u64 = redis::cmd("INCR").arg(&key).query_async(con).await?;
     let ttl = fixed_window::to_end(now, window_ms) + 1000;
     let _: bool = con.pexpire(&key, ttl as i64).await?;
     Ok(fixed_window::after_incr(count, limit, window_ms, now))
