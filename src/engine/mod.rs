@@ -60,14 +60,31 @@ pub struct Engine {
 
 struct Shared {
     config: Config,
-    scopes: Mutex<HashMap<Scope, ScopeState>>,
+    scopes: Mutex<HashMap<Scope, Arc<Slot>>>,
+}
+
+/// One scope's state behind its own lock, so requests to different scopes
+/// do not contend and a request finds its state without hashing twice.
+type Slot = Mutex<ScopeState>;
+
+/// A scope with its state, resolved once per request.
+#[derive(Clone)]
+pub(crate) struct ScopeHandle {
+    scope: Scope,
+    slot: Arc<Slot>,
+}
+
+impl ScopeHandle {
+    pub(crate) fn scope(&self) -> &Scope {
+        &self.scope
+    }
 }
 
 impl fmt::Debug for Engine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Engine")
             .field("config", &self.shared.config)
-            .field("scopes", &self.lock().len())
+            .field("scopes", &lock(&self.shared.scopes).len())
             .finish()
     }
 }
@@ -120,7 +137,7 @@ impl Attempt {
 /// A send that was admitted: report its outcome with it. Dropping it
 /// unreported (a cancelled request) releases its reservation.
 pub struct InFlight {
-    shared: Arc<Shared>,
+    slot: Arc<Slot>,
     scope: Scope,
     seq: u64,
     settled: bool,
@@ -144,18 +161,16 @@ impl InFlight {
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        if !self.settled
-            && let Some(state) = lock(&self.shared).get_mut(&self.scope)
-        {
-            state.abandon();
+        if !self.settled {
+            lock(&self.slot).abandon();
         }
     }
 }
 
-fn lock(shared: &Shared) -> MutexGuard<'_, HashMap<Scope, ScopeState>> {
-    // A panic while holding the lock cannot leave the counters unusable.
-    shared
-        .scopes
+/// Locks, ignoring poisoning: a panic while holding the lock cannot leave
+/// the counters unusable.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -182,26 +197,32 @@ impl Engine {
         &self.shared.config
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<Scope, ScopeState>> {
-        lock(&self.shared)
+    /// The state of `key`, created on first use.
+    pub(crate) fn handle(&self, key: &str, now: Instant) -> ScopeHandle {
+        let mut scopes = lock(&self.shared.scopes);
+        if let Some((scope, slot)) = scopes.get_key_value(key) {
+            return ScopeHandle {
+                scope: scope.clone(),
+                slot: Arc::clone(slot),
+            };
+        }
+        let scope = Scope::new(key);
+        let slot = Arc::new(Mutex::new(ScopeState::new(&self.shared.config, now)));
+        scopes.insert(scope.clone(), Arc::clone(&slot));
+        ScopeHandle { scope, slot }
     }
 
     /// Before a send to `scope` at `now`: go, or wait how long and why.
     pub fn admit(&self, scope: &Scope, now: Instant) -> Admit {
-        let config = &self.shared.config;
-        let decision = {
-            let mut scopes = self.lock();
-            let state = match scopes.get_mut(scope) {
-                Some(state) => state,
-                None => scopes
-                    .entry(scope.clone())
-                    .or_insert_with(|| ScopeState::new(config, now)),
-            };
-            state.admit(config, now)
-        };
+        self.admit_in(&self.handle(scope.as_str(), now), now)
+    }
+
+    /// [`admit`](Self::admit) with the scope already resolved.
+    pub(crate) fn admit_in(&self, handle: &ScopeHandle, now: Instant) -> Admit {
+        let decision = lock(&handle.slot).admit(&self.shared.config, now);
         state::admission(decision, |seq| InFlight {
-            shared: Arc::clone(&self.shared),
-            scope: scope.clone(),
+            slot: Arc::clone(&handle.slot),
+            scope: handle.scope.clone(),
             seq,
             settled: false,
         })
@@ -209,9 +230,15 @@ impl Engine {
 
     /// Records that a request to `scope` slept `waited` before a send.
     pub fn record_wait(&self, scope: &Scope, waited: Duration) {
-        if let Some(state) = self.lock().get_mut(scope) {
-            state.record_wait(waited);
+        let slot = lock(&self.shared.scopes).get(scope).cloned();
+        if let Some(slot) = slot {
+            lock(&slot).record_wait(waited);
         }
+    }
+
+    /// [`record_wait`](Self::record_wait) with the scope already resolved.
+    pub(crate) fn record_wait_in(&self, handle: &ScopeHandle, waited: Duration) {
+        lock(&handle.slot).record_wait(waited);
     }
 
     /// A response arrived at `now` for the send `ticket`: learn from its
@@ -226,11 +253,7 @@ impl Engine {
     ) -> Verdict {
         ticket.settled = true;
         let config = &self.shared.config;
-        let mut scopes = self.lock();
-        match scopes.get_mut(&ticket.scope) {
-            Some(state) => state.on_response(config, ticket.seq, now, status, signal, attempt),
-            None => Verdict::Return,
-        }
+        lock(&ticket.slot).on_response(config, ticket.seq, now, status, signal, attempt)
     }
 
     /// The send `ticket` failed at `now` without a response.
@@ -244,19 +267,18 @@ impl Engine {
     ) -> Verdict {
         ticket.settled = true;
         let config = &self.shared.config;
-        let mut scopes = self.lock();
-        match scopes.get_mut(&ticket.scope) {
-            Some(state) => state.on_transport_error(config, now, retryable_error, attempt),
-            None => Verdict::GiveUp(GiveUpReason::NotRetryable),
-        }
+        lock(&ticket.slot).on_transport_error(config, now, retryable_error, attempt)
     }
 
     /// Counters of every scope seen so far, sorted by scope.
     pub fn stats(&self) -> Vec<(Scope, ScopeStats)> {
-        let mut all: Vec<_> = self
-            .lock()
+        let slots: Vec<_> = lock(&self.shared.scopes)
             .iter()
-            .map(|(scope, state)| (scope.clone(), state.stats))
+            .map(|(scope, slot)| (scope.clone(), Arc::clone(slot)))
+            .collect();
+        let mut all: Vec<_> = slots
+            .into_iter()
+            .map(|(scope, slot)| (scope, lock(&slot).stats))
             .collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
         all
@@ -264,7 +286,8 @@ impl Engine {
 
     /// Counters of one scope, if it has been seen.
     pub fn scope_stats(&self, scope: &Scope) -> Option<ScopeStats> {
-        self.lock().get(scope).map(|state| state.stats)
+        let slot = lock(&self.shared.scopes).get(scope).cloned();
+        slot.map(|slot| lock(&slot).stats)
     }
 }
 

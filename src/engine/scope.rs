@@ -1,5 +1,6 @@
 //! What shares one rate limit: a [`Scope`].
 
+use std::borrow::Borrow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -40,6 +41,12 @@ impl fmt::Debug for Scope {
 impl fmt::Display for Scope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+impl Borrow<str> for Scope {
+    fn borrow(&self) -> &str {
+        &self.0
     }
 }
 

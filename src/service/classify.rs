@@ -1,11 +1,10 @@
 //! Facts about a request or an error that the engine decides on.
 
+use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::io;
 
 use http::{HeaderName, HeaderValue, Method};
-
-use crate::engine::Scope;
 
 /// `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header).
 pub(crate) static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -42,13 +41,25 @@ fn generated_key() -> HeaderValue {
     HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("courteous"))
 }
 
-/// The default scope: the request's origin, `scheme://host:port`.
-pub(crate) fn origin_scope(url: &reqwest::Url) -> Scope {
+/// The default scope key: the request's origin as the URL spells it,
+/// `scheme://host[:port]` (a default port is omitted, as URLs omit it).
+/// Borrowed from the URL when it carries no credentials.
+pub(crate) fn origin_key(url: &reqwest::Url) -> Cow<'_, str> {
+    let scheme = url.scheme();
     let host = url.host_str().unwrap_or("");
-    match url.port_or_known_default() {
-        Some(port) => Scope::new(format!("{}://{host}:{port}", url.scheme())),
-        None => Scope::new(format!("{}://{host}", url.scheme())),
+    let port = url.port();
+    if url.username().is_empty() && url.password().is_none() {
+        // `scheme://host[:port]` is exactly how the URL starts.
+        let digits = port.map_or(0, |p| 1 + p.checked_ilog10().unwrap_or(0) as usize + 1);
+        let end = scheme.len() + 3 + host.len() + digits;
+        if let Some(origin) = url.as_str().get(..end) {
+            return Cow::Borrowed(origin);
+        }
     }
+    Cow::Owned(match port {
+        Some(port) => format!("{scheme}://{host}:{port}"),
+        None => format!("{scheme}://{host}"),
+    })
 }
 
 /// Whether a transport error is worth retrying: a connection failure or a
@@ -148,9 +159,25 @@ mod tests {
     }
 
     #[test]
-    fn origin_includes_default_port() {
-        let url: reqwest::Url = "https://api.example.com/v1?q=1".parse().unwrap();
-        assert_eq!(origin_scope(&url).as_str(), "https://api.example.com:443");
+    fn origin_is_scheme_host_and_port() {
+        let key = |u: &str| origin_key(&u.parse().unwrap()).into_owned();
+        assert_eq!(
+            key("https://api.example.com/v1?q=1"),
+            "https://api.example.com"
+        );
+        assert_eq!(
+            key("https://API.example.com:443/v1"),
+            "https://api.example.com"
+        );
+        assert_eq!(key("http://127.0.0.1:8080/r"), "http://127.0.0.1:8080");
+        assert_eq!(key("http://[::1]:9/"), "http://[::1]:9");
+        assert_eq!(key("http://user:pw@host:81/x"), "http://host:81");
+        assert_eq!(key("http://h:65535"), "http://h:65535");
+        assert_eq!(key("http://h:10/"), "http://h:10");
+        assert!(matches!(
+            origin_key(&"http://h:1/p".parse().unwrap()),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::{Core, body, classify};
-use crate::engine::{Admit, Attempt, GiveUpMode, GiveUpReason, Verdict};
+use crate::engine::{Admit, Attempt, GiveUpMode, GiveUpReason, ScopeHandle, Verdict};
 use crate::error::{BoxError, Error};
 use crate::report::RetryReport;
 use crate::signal::Signal;
@@ -42,9 +42,11 @@ pub(crate) async fn execute<T: Transport>(
 ) -> Result<reqwest::Response, Error> {
     let engine = &core.engine;
     let config = engine.config();
-    let scope = core.scope_of(&req);
-    let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
     let started = now();
+    let handle = core.scope_of(&req, started);
+    let scope = handle.scope();
+    let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
+    let mut at = started;
     let mut progress = Progress {
         attempts: 0,
         waited: Duration::ZERO,
@@ -52,8 +54,7 @@ pub(crate) async fn execute<T: Transport>(
     };
     loop {
         let ticket = loop {
-            let at = now();
-            match engine.admit(&scope, at) {
+            match engine.admit_in(&handle, at) {
                 Admit::Now(ticket) => break ticket,
                 Admit::After { wait, reason } => {
                     let attempt = Attempt::new(progress.attempts + 1, retryable, started);
@@ -69,7 +70,8 @@ pub(crate) async fn execute<T: Transport>(
                         return Err(Error::gave_up(reason, progress.attempts));
                     }
                     tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
-                    sleep(core, &scope, wait, &mut progress).await;
+                    sleep(core, &handle, wait, &mut progress).await;
+                    at = now();
                 }
             }
         };
@@ -87,7 +89,8 @@ pub(crate) async fn execute<T: Transport>(
                 let status = resp.status();
                 let (mut resp, signal) = if config.is_retry_status(status) {
                     progress.throttled += 1;
-                    body::read_signal(resp, &core.settings.parser).await
+                    // Boxed: the slow path's state stays out of every request's future.
+                    Box::pin(body::read_signal(resp, &core.settings.parser)).await
                 } else {
                     let signal = core.settings.parser.parse(status, resp.headers(), None);
                     (resp, signal)
@@ -98,18 +101,19 @@ pub(crate) async fn execute<T: Transport>(
                         Some(next) => {
                             tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, ?signal, "courteous: retrying");
                             drop(resp);
-                            sleep(core, &scope, after, &mut progress).await;
+                            sleep(core, &handle, after, &mut progress).await;
+                            at = now();
                             req = next;
                         }
-                        None => return Ok(finish(resp, &scope, &progress, signal)),
+                        None => return Ok(finish(resp, scope, &progress, signal)),
                     },
                     Verdict::Return | Verdict::GiveUp(GiveUpReason::NotRetryable) => {
-                        return Ok(finish(resp, &scope, &progress, signal));
+                        return Ok(finish(resp, scope, &progress, signal));
                     }
                     Verdict::GiveUp(reason) => {
                         tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?signal, "courteous: giving up");
                         let hint = signal.retry_after().map(|h| h.delay());
-                        let report = report(&scope, &progress, signal);
+                        let report = report(scope, &progress, signal);
                         resp.extensions_mut().insert(report);
                         return match config.give_up {
                             GiveUpMode::Response => Ok(resp),
@@ -127,7 +131,8 @@ pub(crate) async fn execute<T: Transport>(
                 match (verdict, backup) {
                     (Verdict::Retry { after, reason }, Some(next)) => {
                         tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, error = %err, "courteous: retrying");
-                        sleep(core, &scope, after, &mut progress).await;
+                        sleep(core, &handle, after, &mut progress).await;
+                        at = now();
                         req = next;
                     }
                     (verdict, _) => {
@@ -140,13 +145,13 @@ pub(crate) async fn execute<T: Transport>(
     }
 }
 
-async fn sleep(core: &Core, scope: &crate::engine::Scope, wait: Duration, progress: &mut Progress) {
+async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut Progress) {
     if wait.is_zero() {
         return;
     }
     tokio::time::sleep(wait).await;
     progress.waited += wait;
-    core.engine.record_wait(scope, wait);
+    core.engine.record_wait_in(handle, wait);
 }
 
 fn report(scope: &crate::engine::Scope, progress: &Progress, signal: Signal) -> RetryReport {

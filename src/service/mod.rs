@@ -35,7 +35,7 @@ use std::task::{Context, Poll};
 pub(crate) use execute::{Transport, execute};
 pub use layer::CourteousLayer;
 
-use crate::engine::{Engine, Scope, ScopeStats};
+use crate::engine::{Engine, Scope, ScopeHandle, ScopeStats};
 use crate::error::{BoxError, Error};
 use crate::signal::SignalParser;
 
@@ -68,10 +68,10 @@ pub(crate) struct Core {
 }
 
 impl Core {
-    pub(crate) fn scope_of(&self, req: &reqwest::Request) -> Scope {
+    pub(crate) fn scope_of(&self, req: &reqwest::Request, now: std::time::Instant) -> ScopeHandle {
         match &self.settings.scope_fn {
-            Some(key) => key(req),
-            None => classify::origin_scope(req.url()),
+            Some(key) => self.engine.handle(key(req).as_str(), now),
+            None => self.engine.handle(&classify::origin_key(req.url()), now),
         }
     }
 
