@@ -37,6 +37,32 @@ use crate::signal::SignalParser;
 /// # }
 /// ```
 ///
+/// Against a server that refuses once (wiremock here), the refusal is
+/// honoured and retried, and the response says what it took:
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), courteous::Error> {
+/// use wiremock::{Mock, MockServer, ResponseTemplate, matchers::any};
+///
+/// let server = MockServer::start().await;
+/// Mock::given(any())
+///     .respond_with(ResponseTemplate::new(429).insert_header("retry-after-ms", "50"))
+///     .up_to_n_times(1)
+///     .mount(&server)
+///     .await;
+/// Mock::given(any()).respond_with(ResponseTemplate::new(200)).mount(&server).await;
+///
+/// let client = courteous::Client::new();
+/// let response = client.get(server.uri()).send().await?;
+/// assert_eq!(response.status(), 200);
+/// let report = response.extensions().get::<courteous::RetryReport>().unwrap();
+/// assert_eq!(report.attempts(), 2);
+/// assert!(report.waited().as_millis() >= 50);
+/// # Ok(())
+/// # }
+/// ```
+///
 /// Configure with [`Client::builder`]:
 ///
 /// ```
