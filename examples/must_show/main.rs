@@ -1,0 +1,136 @@
+//! Run with: `cargo run --release --example must_show`
+//!
+//! The measurement behind the middleware's promises. A token bucket of 20
+//! refilled at 20/s (the test kit's wiremock responder, on loopback) speaks
+//! one header dialect at a time; the polite client needs 100 successes at
+//! concurrency 1 and 4. Targets: with any hint, at most 101 requests and
+//! 4.2 s; when `RateLimit-Remaining` comes with a policy, no 429 at all; with
+//! bare 429s, at most 110 requests. Then wrapped vs bare reqwest against a
+//! server with no limits: at least 0.97x the throughput (median of runs).
+//! `sent` and `429s` are what the *server* counted. `--client` runs the same
+//! scenarios with another example client, to check the harness against the
+//! seed's figures (fixed 50 ms: about 175 sent).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod cli;
+mod scenarios;
+mod throughput;
+
+use std::time::Duration;
+
+use clap::Parser;
+use courteous::testing::TokenBucket;
+
+use cli::{ClientKind, DialectArg, HintArg};
+use scenarios::{BoxedShape, SCENARIOS, Target};
+
+#[derive(Debug, Parser)]
+pub(crate) struct Args {
+    /// Which example client to measure.
+    #[arg(long, value_enum, default_value_t = ClientKind::Polite)]
+    client: ClientKind,
+    /// Only scenarios whose name contains this text.
+    #[arg(long)]
+    only: Option<String>,
+    /// Concurrency levels to run each scenario at.
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 4])]
+    concurrency: Vec<u64>,
+    /// Instead of the fixed scenarios, run one with these quota dialects
+    /// (repeatable; combine with --hint).
+    #[arg(long, value_enum)]
+    dialect: Vec<DialectArg>,
+    /// Instead of the fixed scenarios, run one with these 429 hint styles
+    /// (repeatable; combine with --dialect).
+    #[arg(long, value_enum)]
+    hint: Vec<HintArg>,
+    /// Skip the throughput comparison.
+    #[arg(long)]
+    no_throughput: bool,
+    /// Requests per throughput run.
+    #[arg(long, default_value_t = 1000)]
+    requests: u64,
+    /// Throughput run pairs (the median ratio is reported).
+    #[arg(long, default_value_t = 41)]
+    runs: usize,
+}
+
+pub(crate) const SUCCESSES: u64 = 100;
+pub(crate) const HINT_MAX_SENT: u64 = 101;
+pub(crate) const HINT_MAX_ELAPSED: Duration = Duration::from_millis(4200);
+pub(crate) const BARE_MAX_SENT: u64 = 110;
+pub(crate) const THROUGHPUT_MIN_RATIO: f64 = 0.97;
+
+// One thread for the clients (wiremock serves from its own): less
+// scheduling noise in the throughput runs on a small machine.
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), String> {
+    support::init_tracing();
+    let args = Args::parse();
+    let mut missed = 0;
+    println!(
+        "{:<42} {:>2} {:>5} {:>5} {:>5} {:>9} {:>11}  verdict",
+        "dialect (bucket 20, 20/s, 100 successes)",
+        "C",
+        "sent",
+        "429s",
+        "ok",
+        "elapsed",
+        "client-sent"
+    );
+    let custom = !(args.dialect.is_empty() && args.hint.is_empty());
+    let chosen = SCENARIOS.iter().filter(|scenario| {
+        !custom
+            && args
+                .only
+                .as_ref()
+                .is_none_or(|o| scenario.name.contains(o.as_str()))
+    });
+    let mut rows: Vec<(String, Target, BoxedShape)> = chosen
+        .map(|s| (s.name.to_owned(), s.target, Box::new(s.shape) as Box<_>))
+        .collect();
+    if custom {
+        let (dialects, hints) = (args.dialect.clone(), args.hint.clone());
+        let target = if dialects.iter().any(|d| d.dialect().states_policy()) {
+            Target::NoThrottle
+        } else if dialects.is_empty() && hints.is_empty() {
+            Target::Bare
+        } else {
+            Target::Hint
+        };
+        let name = format!("custom {dialects:?} {hints:?}");
+        let shape = move |bucket: TokenBucket| {
+            let bucket = dialects.iter().fold(bucket, |b, d| b.dialect(d.dialect()));
+            hints.iter().fold(bucket, |b, h| b.retry_after(h.style()))
+        };
+        rows.push((name, target, Box::new(shape)));
+    }
+    for (name, target, shape) in &rows {
+        for &concurrency in &args.concurrency {
+            let row = scenarios::run(shape, concurrency, args.client).await?;
+            let verdict = scenarios::judge(*target, &row);
+            missed += usize::from(verdict.starts_with("MISS"));
+            println!(
+                "{:<42} {:>2} {:>5} {:>5} {:>5} {:>7.2} s {:>11}  {verdict}",
+                name,
+                concurrency,
+                row.sent,
+                row.throttled,
+                row.report.ok,
+                row.elapsed.as_secs_f64(),
+                row.report.sent,
+            );
+        }
+    }
+    if !args.no_throughput {
+        for concurrency in [1, 4] {
+            let ratio = throughput::compare(&args, concurrency).await?;
+            if ratio < THROUGHPUT_MIN_RATIO {
+                missed += 1;
+            }
+        }
+    }
+    println!("{missed} target(s) missed");
+    Ok(())
+}
