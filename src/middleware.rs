@@ -22,7 +22,7 @@ use http::Extensions;
 use reqwest_middleware::{Middleware, Next};
 
 use crate::engine::{Config, Engine, Scope, ScopeStats};
-use crate::service::{Core, Settings, Transport, execute};
+use crate::service::{Core, Origin, Settings, Transport, execute};
 use crate::signal::SignalParser;
 
 /// A [`Middleware`] that makes a `reqwest_middleware::ClientWithMiddleware`
@@ -109,7 +109,7 @@ impl Middleware for CourteousMiddleware {
         next: Next<'_>,
     ) -> reqwest_middleware::Result<reqwest::Response> {
         let mut transport = NextTransport { next, extensions };
-        execute(&self.core, &mut transport, req)
+        execute(&self.core, &mut transport, req, Origin::Any)
             .await
             .map_err(into_middleware_error)
     }

@@ -13,7 +13,7 @@ pub use request::RequestBuilder;
 
 use crate::engine::{Backoff, Config, Engine, GiveUpMode, RetryBudget, Scope, ScopeStats};
 use crate::error::Error;
-use crate::service::{Core, Settings, Transport, execute};
+use crate::service::{Core, Origin, Settings, Transport, execute};
 use crate::signal::SignalParser;
 
 /// A polite HTTP client: reqwest's, plus courtesy to rate-limited servers.
@@ -152,10 +152,18 @@ impl Client {
         &self,
         req: reqwest::Request,
     ) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'static {
+        self.execute_from(req, Origin::Any)
+    }
+
+    fn execute_from(
+        &self,
+        req: reqwest::Request,
+        origin: Origin,
+    ) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'static {
         let inner = Arc::clone(&self.inner);
         async move {
             let mut transport = ClientTransport(&inner.http);
-            execute(&inner.core, &mut transport, req).await
+            execute(&inner.core, &mut transport, req, origin).await
         }
     }
 

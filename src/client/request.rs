@@ -8,6 +8,7 @@ use http::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::Client;
 use crate::error::Error;
+use crate::service::Origin;
 
 /// A request being built; [`send`](Self::send) sends it through the
 /// client's engine. Made by [`Client::get`] and friends.
@@ -98,7 +99,7 @@ impl RequestBuilder {
         let built = self.inner.build();
         async move {
             let req = built.map_err(Error::builder)?;
-            client.execute(req).await
+            client.execute_from(req, Origin::Builder).await
         }
     }
 }

@@ -34,6 +34,23 @@ pub(crate) fn prepare(req: &mut reqwest::Request, generate_key: bool) -> bool {
     keyed && req.body().is_none_or(|body| body.as_bytes().is_some())
 }
 
+/// A copy of a request built by reqwest's `RequestBuilder`, to send again;
+/// `None` if its body is a stream. Field by field when it has no body
+/// (cheaper than `try_clone`, which rebuilds the extensions twice); such a
+/// request's only extension is its timeout, copied here.
+pub(crate) fn replay_copy(req: &reqwest::Request) -> Option<reqwest::Request> {
+    if req.body().is_some() {
+        return req.try_clone();
+    }
+    let mut copy = reqwest::Request::new(req.method().clone(), req.url().clone());
+    *copy.headers_mut() = req.headers().clone();
+    *copy.version_mut() = req.version();
+    if let Some(timeout) = req.timeout() {
+        *copy.timeout_mut() = Some(*timeout);
+    }
+    Some(copy)
+}
+
 /// 128 random bits, hex: one key per request, reused by all its attempts.
 fn generated_key() -> HeaderValue {
     let bits: u128 = rand::random();
@@ -156,6 +173,34 @@ mod tests {
         let mut put = request(Method::PUT);
         *put.body_mut() = Some(reqwest::Body::from("bytes"));
         assert!(prepare(&mut put, false));
+    }
+
+    #[test]
+    fn replay_copies_keep_what_a_builder_sets() {
+        let client = reqwest::Client::new();
+        let get = client
+            .get("http://127.0.0.1:9/x?q=1")
+            .header("x-a", "1")
+            .timeout(std::time::Duration::from_secs(3))
+            .version(http::Version::HTTP_11)
+            .build()
+            .unwrap();
+        let copy = replay_copy(&get).unwrap();
+        assert_eq!(copy.method(), get.method());
+        assert_eq!(copy.url(), get.url());
+        assert_eq!(copy.headers(), get.headers());
+        assert_eq!(copy.timeout(), get.timeout());
+        assert_eq!(copy.version(), get.version());
+        let put = client
+            .put("http://127.0.0.1:9/x")
+            .body("b")
+            .build()
+            .unwrap();
+        let copy = replay_copy(&put).unwrap();
+        assert_eq!(
+            copy.body().and_then(reqwest::Body::as_bytes),
+            Some(&b"b"[..])
+        );
     }
 
     #[test]

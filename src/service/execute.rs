@@ -33,12 +33,24 @@ struct Progress {
     throttled: u32,
 }
 
+/// Where a request came from, which decides how it is copied for a retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Built by reqwest's `RequestBuilder`: its only extension is the
+    /// timeout, so a body-less request is copied field by field.
+    Builder,
+    /// From anywhere (possibly an `http::Request` with extensions we cannot
+    /// see): copied with `Request::try_clone`.
+    Any,
+}
+
 /// Runs `req` through the engine until a response is returned or the engine
 /// gives up.
 pub(crate) async fn execute<T: Transport>(
     core: &Core,
     transport: &mut T,
     mut req: reqwest::Request,
+    origin: Origin,
 ) -> Result<reqwest::Response, Error> {
     let engine = &core.engine;
     let config = engine.config();
@@ -78,7 +90,10 @@ pub(crate) async fn execute<T: Transport>(
         progress.attempts += 1;
         let attempt = Attempt::new(progress.attempts, retryable, started);
         let backup = if retryable && progress.attempts < config.max_attempts {
-            req.try_clone()
+            match origin {
+                Origin::Builder => classify::replay_copy(&req),
+                Origin::Any => req.try_clone(),
+            }
         } else {
             None
         };

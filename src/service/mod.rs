@@ -32,7 +32,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-pub(crate) use execute::{Transport, execute};
+pub(crate) use execute::{Origin, Transport, execute};
 pub use layer::CourteousLayer;
 
 use crate::engine::{Engine, Scope, ScopeHandle, ScopeStats};
@@ -187,7 +187,7 @@ where
         let core = self.core.clone();
         let mut transport = ServiceTransport(self.inner.clone());
         ResponseFuture {
-            inner: Box::pin(async move { execute(&core, &mut transport, req).await }),
+            inner: Box::pin(async move { execute(&core, &mut transport, req, Origin::Any).await }),
         }
     }
 }
