@@ -150,7 +150,7 @@ fn the_table_has_every_experiment_and_the_json_every_field() {
     assert!(table.contains("courteous defaults"), "{table}");
     let json = serde_json::to_value(&report).unwrap();
     for key in [
-        "store", "seconds", "race", "edge", "waste", "herd", "cost", "svg", "targets",
+        "store", "headers", "seconds", "race", "edge", "waste", "herd", "cost", "svg", "targets",
     ] {
         assert!(json.get(key).is_some(), "{key} in {json}");
     }

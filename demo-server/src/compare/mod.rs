@@ -29,6 +29,8 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 
+use crate::HeaderStyle;
+
 pub use error::CompareError;
 pub use report::{CompareReport, Target};
 
@@ -53,6 +55,10 @@ pub struct CompareArgs {
     /// Do not build the example clients (use the release binaries already built).
     #[arg(long)]
     pub skip_build: bool,
+    /// Header dialect of the replicas (default: every dialect at once, the
+    /// demo server's default; the seed's server spoke `ietf-legacy`).
+    #[arg(long, value_enum, default_value_t = HeaderStyle::All)]
+    pub headers: HeaderStyle,
     /// Run only these experiments (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<Experiment>,
@@ -97,10 +103,11 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
     let backend = Backend::choose(args.redis.as_deref()).await?;
     let store = backend.describe().await;
     eprintln!("compare: store: {store} ({})", backend.reason);
-    let lab = Lab::new(backend, examples);
+    let lab = Lab::new(backend, examples, args.headers);
     let started = Instant::now();
     let mut report = CompareReport {
         store,
+        headers: args.headers,
         ..CompareReport::default()
     };
     if args.runs(Experiment::Race) {
@@ -170,9 +177,10 @@ fn timeline_svg(lab: &Lab, report: &CompareReport) -> String {
     timeline::render(
         "What each client cost the server: requests per 100 ms",
         &format!(
-            "token bucket of {} refilled {}/s, {} successes needed per client; store: {}",
+            "token bucket of {} refilled {}/s, headers {:?}, {} successes needed per client; store: {}",
             experiments::waste::CAPACITY,
             experiments::waste::RATE,
+            report.headers,
             experiments::waste::SUCCESSES,
             report.store
         ),

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::Algorithm;
+use crate::{Algorithm, HeaderStyle};
 
 use super::clients::ClientKind;
 use super::experiments::cost::CostResult;
@@ -19,6 +19,8 @@ use super::experiments::waste::{SETUPS, WasteRow};
 pub struct CompareReport {
     /// Which store held the quotas.
     pub store: String,
+    /// The replicas' header dialect.
+    pub headers: HeaderStyle,
     /// Seconds the experiments took (the build excluded).
     pub seconds: f64,
     /// Experiment 1.
@@ -207,8 +209,8 @@ impl fmt::Display for CompareReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "store: {}; experiments took {:.1} s",
-            self.store, self.seconds
+            "store: {}; headers: {:?}; experiments took {:.1} s",
+            self.store, self.headers, self.seconds
         )?;
         super::tables::race(f, &self.race)?;
         super::tables::edge(f, &self.edge)?;

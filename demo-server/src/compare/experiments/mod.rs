@@ -25,6 +25,7 @@ pub struct Lab {
     pub examples: Examples,
     /// Events of every request that went through a proxy.
     pub recorder: Recorder,
+    headers: HeaderStyle,
     keys: KeySpace,
     nonce: String,
     started: Instant,
@@ -32,12 +33,13 @@ pub struct Lab {
 
 impl Lab {
     /// A lab over `backend` with a key namespace no earlier run used.
-    pub fn new(backend: Backend, examples: Examples) -> Self {
+    pub fn new(backend: Backend, examples: Examples, headers: HeaderStyle) -> Self {
         let nonce = format!("{:08x}", rand::random::<u32>());
         Self {
             backend,
             examples,
             recorder: Recorder::new(),
+            headers,
             keys: KeySpace::new(&format!("compare-{nonce}"), 1).expect("a valid namespace"),
             nonce,
             started: Instant::now(),
@@ -49,14 +51,14 @@ impl Lab {
         format!("{name}-{}", self.nonce)
     }
 
-    /// `replicas` replicas of `policy` (all header dialects) sharing the store.
+    /// `replicas` replicas of `policy` sharing the store.
     pub async fn replicas(
         &self,
         policy: &Policy,
         replicas: usize,
     ) -> Result<Vec<RunningServer>, CompareError> {
         let config = ServerConfig::new(policy.clone())
-            .headers(HeaderStyle::All)
+            .headers(self.headers)
             .keys(self.keys.clone());
         let mut out = Vec::with_capacity(replicas);
         for _ in 0..replicas {
