@@ -177,10 +177,10 @@ fn timeline_svg(lab: &Lab, report: &CompareReport) -> String {
     timeline::render(
         "What each client cost the server: requests per 100 ms",
         &format!(
-            "token bucket of {} refilled {}/s, headers {:?}, {} successes needed per client; store: {}",
+            "token bucket of {} refilled {}/s, headers {}, {} successes needed per client; store: {}",
             experiments::waste::CAPACITY,
             experiments::waste::RATE,
-            report.headers,
+            report::header_style_name(report.headers),
             experiments::waste::SUCCESSES,
             report.store
         ),

@@ -197,6 +197,13 @@ fn herd_target(herd: Option<&HerdResult>) -> Target {
     }
 }
 
+/// The CLI name of a header style (`all`, `ietf-legacy`, …).
+pub fn header_style_name(style: HeaderStyle) -> String {
+    clap::ValueEnum::to_possible_value(&style)
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_else(|| format!("{style:?}"))
+}
+
 fn verdict(met: Option<bool>) -> &'static str {
     match met {
         Some(true) => "met   ",
@@ -209,8 +216,10 @@ impl fmt::Display for CompareReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "store: {}; headers: {:?}; experiments took {:.1} s",
-            self.store, self.headers, self.seconds
+            "store: {}; headers: {}; experiments took {:.1} s",
+            self.store,
+            header_style_name(self.headers),
+            self.seconds
         )?;
         super::tables::race(f, &self.race)?;
         super::tables::edge(f, &self.edge)?;
