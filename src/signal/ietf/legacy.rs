@@ -13,6 +13,7 @@
 //! above one year of seconds is read as an epoch timestamp, as some servers
 //! that predate the drafts send one.
 
+use std::ops::Range;
 use std::time::Duration;
 
 use super::super::fields::{Clock, Field, Fields};
@@ -20,8 +21,6 @@ use super::super::numbers::{
     count_from_bare_item, parse_integer, parse_seconds, reset_from_seconds, seconds_from_bare_item,
 };
 use super::super::quota::{Quota, QuotaSource};
-use std::ops::Range;
-
 use super::members::Member;
 
 /// An unnamed policy: quota and window.
