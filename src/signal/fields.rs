@@ -117,29 +117,56 @@ impl<'a> Fields<'a> {
             .chain(more.into_iter().flatten())
     }
 
-    /// Every comma-separated element of every line of `field` (a proxy may
-    /// have joined duplicated lines with commas), trimmed and parsed by
-    /// `parse`; malformed ones are dropped with a debug event. Works on bytes:
-    /// the number parsers reject anything that is not ASCII digits anyway.
-    pub(crate) fn parsed<T>(
+    /// The smallest valid element of `field` (see [`fold`](Self::fold)).
+    pub(crate) fn smallest<T: Ord>(
         &self,
         field: Field,
-        parse: impl Fn(&[u8]) -> Option<T> + 'a,
-    ) -> impl Iterator<Item = T> {
-        self.values(field)
-            .flat_map(|value| value.as_bytes().split(|&byte| byte == b','))
-            .filter_map(move |element| {
+        parse: fn(&[u8]) -> Option<T>,
+    ) -> Option<T> {
+        self.fold(field, parse, Ord::min)
+    }
+
+    /// The largest valid element of `field` (see [`fold`](Self::fold)).
+    pub(crate) fn largest<T: Ord>(&self, field: Field, parse: fn(&[u8]) -> Option<T>) -> Option<T> {
+        self.fold(field, parse, Ord::max)
+    }
+
+    /// Every comma-separated element of every line of `field` (a proxy may
+    /// have joined duplicated lines with commas), trimmed, parsed by `parse`
+    /// and folded with `pick`; malformed elements are dropped with a debug
+    /// event. Works on bytes: the number parsers reject anything that is not
+    /// ASCII digits anyway. A plain loop: this runs for every numeric field.
+    fn fold<T>(
+        &self,
+        field: Field,
+        parse: fn(&[u8]) -> Option<T>,
+        pick: fn(T, T) -> T,
+    ) -> Option<T> {
+        let (name, first) = self.first[field as usize]?;
+        let mut best = None;
+        let mut visit = |value: &HeaderValue| {
+            for element in value.as_bytes().split(|&byte| byte == b',') {
                 let element = element.trim_ascii();
-                let parsed = parse(element);
-                if parsed.is_none() {
-                    tracing::debug!(
+                match parse(element) {
+                    Some(parsed) => {
+                        best = Some(match best.take() {
+                            Some(best) => pick(best, parsed),
+                            None => parsed,
+                        });
+                    }
+                    None => tracing::debug!(
                         ?field,
                         value = %String::from_utf8_lossy(element),
                         "ignoring malformed rate-limit value"
-                    );
+                    ),
                 }
-                parsed
-            })
+            }
+        };
+        visit(first);
+        if self.repeated & (1 << field as u16) != 0 {
+            self.headers.get_all(name).iter().skip(1).for_each(visit);
+        }
+        best
     }
 }
 
@@ -218,13 +245,10 @@ mod tests {
         );
         headers.append("x-ratelimit-remaining", HeaderValue::from_static("x, 3"));
         let fields = Fields::scan(&headers);
-        let values: Vec<u64> = fields
-            .parsed(
-                Field::XRateLimitRemaining,
-                super::super::numbers::parse_integer,
-            )
-            .collect();
-        assert_eq!(values, [5, 7, 3]);
+        let parse = super::super::numbers::parse_integer;
+        assert_eq!(fields.smallest(Field::XRateLimitRemaining, parse), Some(3));
+        assert_eq!(fields.largest(Field::XRateLimitRemaining, parse), Some(7));
+        assert_eq!(fields.largest(Field::XRateLimitLimit, parse), None);
     }
 
     #[test]

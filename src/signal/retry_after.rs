@@ -54,8 +54,7 @@ pub(crate) fn retry_after(fields: &Fields<'_>, clock: &Clock<'_>) -> Option<Retr
 pub(crate) fn millisecond_headers(fields: &Fields<'_>) -> [Option<RetryHint>; 2] {
     let read = |field, source| {
         fields
-            .parsed(field, parse_integer)
-            .max()
+            .largest(field, parse_integer)
             .map(|millis| RetryHint::new(Duration::from_millis(millis), source))
     };
     [

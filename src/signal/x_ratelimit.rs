@@ -26,17 +26,15 @@ pub(crate) fn read(fields: &Fields<'_>, clock: &Clock<'_>) -> Option<Quota> {
     ]) {
         return None;
     }
-    let limit = fields.parsed(Field::XRateLimitLimit, parse_integer).min();
-    let used = fields.parsed(Field::XRateLimitUsed, parse_integer).max();
+    let limit = fields.smallest(Field::XRateLimitLimit, parse_integer);
+    let used = fields.largest(Field::XRateLimitUsed, parse_integer);
     let remaining = fields
-        .parsed(Field::XRateLimitRemaining, parse_integer)
-        .min()
+        .smallest(Field::XRateLimitRemaining, parse_integer)
         .or_else(|| Some(limit?.saturating_sub(used?)));
     let reset = fields
-        .parsed(Field::XRateLimitResetAfter, parse_seconds)
-        .max()
+        .largest(Field::XRateLimitResetAfter, parse_seconds)
         .or_else(|| {
-            let reset = fields.parsed(Field::XRateLimitReset, parse_seconds).max()?;
+            let reset = fields.largest(Field::XRateLimitReset, parse_seconds)?;
             Some(reset_from_seconds(reset, || clock.reference()))
         });
     if limit.is_none() && remaining.is_none() && reset.is_none() {

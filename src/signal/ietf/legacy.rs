@@ -146,14 +146,11 @@ fn separate(
         }
         policies.extend(members);
     } else if fields.has(Field::RateLimitLimit) {
-        limit = fields.parsed(Field::RateLimitLimit, parse_integer).min();
+        limit = fields.smallest(Field::RateLimitLimit, parse_integer);
     }
-    let remaining = fields
-        .parsed(Field::RateLimitRemaining, parse_integer)
-        .min();
+    let remaining = fields.smallest(Field::RateLimitRemaining, parse_integer);
     let reset = fields
-        .parsed(Field::RateLimitReset, parse_seconds)
-        .max()
+        .largest(Field::RateLimitReset, parse_seconds)
         .map(|reset| reset_from_seconds(reset, || clock.reference()));
     if limit.is_none() && remaining.is_none() && reset.is_none() {
         return None;
