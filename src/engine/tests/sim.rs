@@ -30,6 +30,8 @@ pub(super) enum Dialect {
     LegacyNextToken,
     /// Nothing at all: bare 429s.
     Bare,
+    /// Like `Policy`, but `remaining` counted before this request (off by one).
+    PolicyOffByOne,
 }
 
 struct Bucket {
@@ -49,7 +51,11 @@ impl Bucket {
         if allowed {
             self.tokens -= 1.0;
         }
-        let remaining = self.tokens.floor() as u64;
+        let remaining = if dialect == Dialect::PolicyOffByOne && allowed {
+            (self.tokens + 1.0).floor() as u64
+        } else {
+            self.tokens.floor() as u64
+        };
         let next_token = if self.tokens >= 1.0 {
             0.0
         } else {
@@ -60,7 +66,7 @@ impl Bucket {
         let mut policies = Vec::new();
         let mut hint = None;
         match dialect {
-            Dialect::Policy => {
+            Dialect::Policy | Dialect::PolicyOffByOne => {
                 policies.push(
                     Quota::new(QuotaSource::IetfList)
                         .with_limit(CAPACITY as u64)
@@ -307,4 +313,26 @@ fn simulated_herd_wastes_under_ten_percent_at_the_full_rate() {
     let rate = 1000.0 / out.elapsed.as_secs_f64();
     assert!(wasted <= 0.10, "{out:?}: {:.1} % wasted", wasted * 100.0);
     assert!(rate >= 0.9 * 20.0, "{out:?}: {rate:.1}/s");
+}
+
+/// A server whose `remaining` is counted before the request (off by one)
+/// makes the mirror a unit optimistic; refusals must not starve the client.
+#[test]
+fn simulated_off_by_one_server_keeps_the_full_rate() {
+    for concurrency in [1, 4] {
+        let out = run(Dialect::PolicyOffByOne, Config::default(), concurrency, 200);
+        assert!(out.sent <= 210, "c={concurrency}: {out:?}");
+        assert!(
+            out.elapsed <= Duration::from_millis(9500),
+            "c={concurrency}: {out:?}"
+        );
+    }
+}
+
+/// A short herd run: the transient while ten clients learn they share.
+#[test]
+fn simulated_short_herd_wastes_under_ten_percent() {
+    let out = run_herd(Dialect::Policy, Config::default(), 10, 1, 200);
+    let wasted = (out.sent - 200) as f64 / out.sent as f64;
+    assert!(wasted <= 0.10, "{out:?}: {:.1} % wasted", wasted * 100.0);
 }
