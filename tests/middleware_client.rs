@@ -439,3 +439,50 @@ mod wiremock_bucket {
         }
     }
 }
+
+#[tokio::test]
+async fn scopes_keyed_by_api_key_do_not_pause_each_other() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::header("x-api-key", "a"))
+        .respond_with(throttled().insert_header("retry-after", "1"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(path("/r"))
+        .respond_with(ok())
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    let client = Client::builder()
+        .config(no_jitter())
+        .scope_by(|req: &reqwest::Request| {
+            let key = req.headers().get("x-api-key").and_then(|v| v.to_str().ok());
+            courteous::Scope::new(key.unwrap_or("none"))
+        })
+        .build();
+    let url = format!("{}/r", server.uri());
+    let a = tokio::spawn(client.get(&url).header("x-api-key", "a").send());
+    while client.stats().iter().all(|(_, s)| s.throttled() == 0) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let started = Instant::now();
+    let b = client
+        .get(&url)
+        .header("x-api-key", "b")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(b.status(), StatusCode::OK);
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "key b waited for key a's pause"
+    );
+    assert_eq!(a.await.unwrap().unwrap().status(), StatusCode::OK);
+    let scopes: Vec<_> = client
+        .stats()
+        .into_iter()
+        .map(|(s, _)| s.as_str().to_owned())
+        .collect();
+    assert_eq!(scopes, ["a", "b"]);
+}

@@ -8,14 +8,21 @@ use std::sync::Arc;
 ///
 /// Every request with the same scope shares one pause, one learned quota and
 /// one set of counters, whichever clone of the client or concurrent task sent
-/// it. The adapters default to the request's origin (`scheme://host:port`);
-/// key it otherwise (for example by API key) when the server limits per key.
+/// it. The adapters default to the request's origin as its URL spells it,
+/// `scheme://host[:port]` (a default port is omitted, as URLs omit it); key
+/// it otherwise when the server limits per key, e.g. per API key:
 ///
 /// ```
-/// use courteous::engine::Scope;
+/// use courteous::{Client, Scope};
 ///
-/// let scope = Scope::new("https://api.example.com:443");
-/// assert_eq!(scope.as_str(), "https://api.example.com:443");
+/// let client = Client::builder()
+///     .scope_by(|req: &reqwest::Request| {
+///         let key = req.headers().get("x-api-key").and_then(|v| v.to_str().ok());
+///         Scope::new(format!("{}|{}", req.url().host_str().unwrap_or(""), key.unwrap_or("")))
+///     })
+///     .build();
+/// # let _ = client;
+/// assert_eq!(Scope::new("https://api.example.com").as_str(), "https://api.example.com");
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Scope(Arc<str>);
