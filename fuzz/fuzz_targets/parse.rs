@@ -57,5 +57,10 @@ fuzz_target!(|response: Response| {
         let least = signal.policies().iter().filter_map(|q| q.remaining()).min();
         assert_eq!(binding.remaining(), least);
     }
-    assert_eq!(signal.is_empty(), signal.retry_after().is_none() && signal.policies().is_empty() && signal.violated_policies().is_empty());
+    assert_eq!(
+        signal.is_empty(),
+        signal.retry_after().is_none()
+            && signal.policies().is_empty()
+            && signal.violated_policies().is_empty()
+    );
 });
