@@ -102,11 +102,28 @@ impl Member<'_> {
     }
 }
 
+/// At most this many members are kept per IETF field; later ones are still
+/// validated but ignored. Real servers send a
+/// handful of policies; the cap bounds the work (joins are quadratic) a
+/// hostile response with thousands of members could cause.
+pub(super) const MAX_MEMBERS: usize = 64;
+
 /// Parsed members of every structured field of a response, in one buffer
 /// (one allocation); each field is a range of it. `&mut Members` is the
-/// visitor: it appends.
+/// visitor: it appends, up to [`MAX_MEMBERS`] after `field_start`.
 #[derive(Debug, Default)]
-pub(super) struct Members<'de>(pub(super) Vec<Member<'de>>);
+pub(super) struct Members<'de> {
+    pub(super) list: Vec<Member<'de>>,
+    /// Where the field being parsed starts in `list`.
+    pub(super) field_start: usize,
+}
+
+impl Members<'_> {
+    /// Whether the field being parsed has reached [`MAX_MEMBERS`].
+    pub(super) fn field_full(&self) -> bool {
+        self.list.len() - self.field_start >= MAX_MEMBERS
+    }
+}
 
 struct Slot<'a, 'de> {
     members: &'a mut Vec<Member<'de>>,
@@ -120,10 +137,11 @@ impl<'de> ListVisitor<'de> for &mut Members<'de> {
     type Error = Infallible;
 
     fn entry(&mut self) -> Result<impl EntryVisitor<'de>, Self::Error> {
-        Ok(Slot {
-            members: &mut self.0,
+        // `None` validates the member and drops it.
+        Ok((!self.field_full()).then_some(Slot {
+            members: &mut self.list,
             key: None,
-        })
+        }))
     }
 
     fn finish(self) -> Result<Self::Out, Self::Error> {
@@ -139,11 +157,11 @@ impl<'de> DictionaryVisitor<'de> for &mut Members<'de> {
         let key = key.as_str();
         // Only dictionary members have keys, and one dictionary is parsed
         // per buffer: this drops the earlier instance of a duplicate key.
-        self.0.retain(|member| member.key != Some(key));
-        Ok(Slot {
-            members: &mut self.0,
+        self.list.retain(|member| member.key != Some(key));
+        Ok((!self.field_full()).then_some(Slot {
+            members: &mut self.list,
             key: Some(key),
-        })
+        }))
     }
 
     fn finish(self) -> Result<Self::Out, Self::Error> {
@@ -217,7 +235,7 @@ mod tests {
     #[test]
     fn lists_keep_members_and_the_last_duplicate_parameter() {
         let members = list(r#""a";q=1;q=2;x=?1, (1 2);w=3, tok;r=4"#);
-        let [a, inner, tok] = &members.0[..] else {
+        let [a, inner, tok] = &members.list[..] else {
             panic!("{members:?}")
         };
         assert_eq!(a.name(), Some("a"));
@@ -229,7 +247,7 @@ mod tests {
     #[test]
     fn parameters_are_converted_and_malformed_ones_read_as_absent() {
         let members = list(r#"a;q=-1;w=1.5;qu=content-bytes;pk=:AAE=:;r=5;t="7";x=1"#);
-        let params = &members.0[0].params;
+        let params = &members.list[0].params;
         assert_eq!(params.q, None);
         assert_eq!(params.w, Some(Duration::from_millis(1500)));
         assert_eq!(params.qu, Some(QuotaUnit::ContentBytes));
@@ -237,7 +255,7 @@ mod tests {
         assert_eq!((params.r, params.t), (Some(5), None));
         let members = list("a;w=60;q=1;q=2;w=?1");
         assert_eq!(
-            (members.0[0].params.q, members.0[0].params.w),
+            (members.list[0].params.q, members.list[0].params.w),
             (Some(2), None)
         );
     }
@@ -248,12 +266,21 @@ mod tests {
         sfv::Parser::new("limit=1, remaining=2, limit=3")
             .parse_dictionary_with_visitor(&mut members)
             .unwrap();
-        let keys: Vec<_> = members.0.iter().map(|member| member.key).collect();
+        let keys: Vec<_> = members.list.iter().map(|member| member.key).collect();
         assert_eq!(keys, [Some("remaining"), Some("limit")]);
         assert_eq!(
-            members.0[1].value.as_ref().and_then(|v| v.as_integer()),
+            members.list[1].value.as_ref().and_then(|v| v.as_integer()),
             Some(sfv::integer(3))
         );
+    }
+
+    #[test]
+    fn members_beyond_the_cap_are_validated_but_dropped() {
+        let many = vec!["\"p\";q=1"; MAX_MEMBERS + 10].join(", ");
+        assert_eq!(list(&many).list.len(), MAX_MEMBERS);
+        let invalid = format!("{many}, ;");
+        let result = sfv::Parser::new(&invalid).parse_list_with_visitor(&mut Members::default());
+        assert!(result.is_err());
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! Structured fields are parsed with `sfv`. A field split over several lines
 //! is parsed as the lines joined with commas (RFC 9110 §5.3); a line that
 //! does not parse makes the whole field invalid (RFC 9651 §4.2), so it is
-//! ignored with a debug event.
+//! ignored with a debug event. At most 64 members are read per field (see
+//! `members::MAX_MEMBERS`).
 
 mod legacy;
 mod list;
@@ -38,18 +39,18 @@ pub(crate) fn read(fields: &Fields<'_>, clock: &Clock<'_>, out: &mut Vec<Quota>)
     let mut named = 0..0;
     let mut dictionary = None;
     match structured(fields, Field::RateLimit, Shape::List, &mut members) {
-        Some(range) if list::is_named(&members.0[range.clone()]) => named = range,
+        Some(range) if list::is_named(&members.list[range.clone()]) => named = range,
         other => {
             if let Some(range) = other {
-                members.0.truncate(range.start);
+                members.list.truncate(range.start);
             }
             dictionary = structured(fields, Field::RateLimit, Shape::Dictionary, &mut members);
         }
     }
     let limit = structured(fields, Field::RateLimitLimit, Shape::List, &mut members);
-    list::read(&mut members.0, policy.clone(), named, out);
+    list::read(&mut members.list, policy.clone(), named, out);
     let parsed = legacy::Parsed {
-        members: &members.0,
+        members: &members.list,
         policy,
         dictionary,
         limit,
@@ -75,7 +76,8 @@ fn structured<'a>(
     if !fields.has(field) {
         return None;
     }
-    let start = members.0.len();
+    let start = members.list.len();
+    members.field_start = start;
     for value in fields.values(field) {
         let parser = sfv::Parser::new(value.as_bytes());
         let parsed = match shape {
@@ -84,11 +86,14 @@ fn structured<'a>(
         };
         if let Err(error) = parsed {
             tracing::debug!(?field, ?value, ?shape, %error, "ignoring a malformed structured field");
-            members.0.truncate(start);
+            members.list.truncate(start);
             return None;
         }
     }
-    Some(start..members.0.len())
+    if members.field_full() {
+        tracing::debug!(?field, "too many rate-limit policies; later ones ignored");
+    }
+    Some(start..members.list.len())
 }
 
 #[cfg(test)]

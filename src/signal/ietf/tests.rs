@@ -203,3 +203,29 @@ fn only_policies_without_state() {
         (Some(100), QuotaSource::IetfSeparate)
     );
 }
+
+#[test]
+fn thousands_of_policies_are_capped() {
+    let policy: Vec<String> = (0..5000).map(|i| format!("\"p{i}\";q=10")).collect();
+    let limit: Vec<String> = (0..5000).map(|i| format!("\"p{i}\";r=1")).collect();
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        "ratelimit-policy",
+        HeaderValue::from_str(&policy.join(",")).unwrap(),
+    );
+    headers.insert(
+        "ratelimit",
+        HeaderValue::from_str(&limit.join(",")).unwrap(),
+    );
+    let mut out = Vec::new();
+    let fields = Fields::scan(&headers);
+    read(
+        &fields,
+        &Clock::new(&headers, SystemTime::UNIX_EPOCH),
+        &mut out,
+    );
+    // The first 64 of each field are read, and joined.
+    assert_eq!(out.len(), super::members::MAX_MEMBERS);
+    assert!(out.iter().all(|quota| quota.remaining() == Some(1)));
+    assert_eq!(out.last().and_then(Quota::name), Some("p63"));
+}
