@@ -10,7 +10,7 @@ use super::config::Config;
 use super::decision::{Admit, GiveUpReason, RetryReason, Verdict, WaitReason};
 use super::pacer::{Pacer, QuotaReading};
 use super::stats::ScopeStats;
-use crate::signal::{QuotaUnit, Signal};
+use crate::signal::{Quota, QuotaUnit, Signal};
 
 /// Everything known about one scope.
 #[derive(Debug)]
@@ -83,7 +83,9 @@ impl ScopeState {
     }
 
     fn learn(&mut self, seq: u64, now: Instant, signal: &Signal) {
-        let Some(quota) = signal.quota() else { return };
+        let Some(quota) = pacing_quota(signal) else {
+            return;
+        };
         if quota.unit() != QuotaUnit::Requests {
             return;
         }
@@ -195,6 +197,23 @@ impl ScopeState {
         self.stats.gave_up += 1;
         Verdict::GiveUp(reason)
     }
+}
+
+/// The quota to pace by: the binding one, or, when several dialects describe
+/// it (a server sending IETF fields *and* `X-RateLimit-*`), the one among
+/// equally binding policies that states its window, so the rate is known
+/// (the longest reset among those, as the binding rule prefers).
+fn pacing_quota(signal: &Signal) -> Option<&Quota> {
+    let binding = signal.quota()?;
+    if binding.window().is_some() {
+        return Some(binding);
+    }
+    signal
+        .policies()
+        .iter()
+        .filter(|q| q.remaining() == binding.remaining() && q.window().is_some())
+        .max_by_key(|q| q.reset())
+        .or(Some(binding))
 }
 
 /// Builds an admission from a state decision.

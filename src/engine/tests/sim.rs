@@ -32,6 +32,8 @@ pub(super) enum Dialect {
     Bare,
     /// Like `Policy`, but `remaining` counted before this request (off by one).
     PolicyOffByOne,
+    /// `Policy` and `XRateLimit` at once (a demo server with every header).
+    All,
 }
 
 struct Bucket {
@@ -66,6 +68,27 @@ impl Bucket {
         let mut policies = Vec::new();
         let mut hint = None;
         match dialect {
+            Dialect::All => {
+                policies.push(
+                    Quota::new(QuotaSource::IetfList)
+                        .with_limit(CAPACITY as u64)
+                        .with_window(Duration::from_secs(1))
+                        .with_remaining(remaining)
+                        .with_reset(ceil_secs(until_full)),
+                );
+                policies.push(
+                    Quota::new(QuotaSource::XRateLimit)
+                        .with_limit(CAPACITY as u64)
+                        .with_remaining(remaining)
+                        .with_reset(ceil_secs(until_full) + Duration::from_secs(1)),
+                );
+                if !allowed {
+                    hint = Some(RetryHint::new(
+                        Duration::from_secs_f64(next_token),
+                        HintSource::ProblemRetryAfterMs,
+                    ));
+                }
+            }
             Dialect::Policy | Dialect::PolicyOffByOne => {
                 policies.push(
                     Quota::new(QuotaSource::IetfList)
@@ -249,7 +272,7 @@ pub(super) fn run_herd(
 #[test]
 fn simulated_bucket_with_quota_headers_gets_no_refusal() {
     use Dialect::*;
-    for dialect in [Policy, XRateLimit, LegacyNextToken] {
+    for dialect in [Policy, XRateLimit, LegacyNextToken, All] {
         for concurrency in [1, 4] {
             let out = run(dialect, Config::default(), concurrency, 100);
             assert_eq!(out.throttled, 0, "{dialect:?} c={concurrency}: {out:?}");
