@@ -58,6 +58,7 @@
 //! assert_eq!(signal.quota().unwrap().source(), QuotaSource::XRateLimit);
 //! ```
 
+mod date;
 mod fields;
 mod ietf;
 mod numbers;

@@ -11,6 +11,7 @@
 
 use std::time::Duration;
 
+use super::date::parse_http_date;
 use super::fields::{Clock, Field, Fields, ignored};
 use super::numbers::{parse_integer, until};
 use super::value::{HintSource, RetryHint};
@@ -32,12 +33,12 @@ pub(crate) fn retry_after(fields: &Fields<'_>, clock: &Clock<'_>) -> Option<Retr
                 let delay = Duration::from_secs(secs);
                 return Some(RetryHint::new(delay, HintSource::RetryAfterSeconds));
             }
-            match httpdate::parse_http_date(text) {
-                Ok(at) => {
+            match parse_http_date(text) {
+                Some(at) => {
                     let delay = until(at, clock.reference());
                     Some(RetryHint::new(delay, HintSource::RetryAfterDate))
                 }
-                Err(_) => {
+                None => {
                     ignored(
                         Field::RetryAfter,
                         value,
