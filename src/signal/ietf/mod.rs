@@ -53,7 +53,16 @@ pub(crate) fn read(fields: &Fields<'_>, clock: &Clock<'_>, out: &mut Vec<Quota>)
             dictionary = structured(fields, Field::RateLimit, Shape::Dictionary, &mut members);
         }
     }
-    let limit = structured(fields, Field::RateLimitLimit, Shape::List, &mut members);
+    // A plain `RateLimit-Limit: 100` (the common -06 shape) needs no
+    // structured parse: the separate-field reader takes it as an integer.
+    let plain_limit = fields
+        .values(Field::RateLimitLimit)
+        .all(|value| value.as_bytes().iter().all(u8::is_ascii_digit));
+    let limit = if plain_limit {
+        None
+    } else {
+        structured(fields, Field::RateLimitLimit, Shape::List, &mut members)
+    };
     list::read(&mut members.list, policy.clone(), named, out);
     let parsed = legacy::Parsed {
         members: &members.list,
