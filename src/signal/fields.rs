@@ -146,26 +146,35 @@ impl<'a> Fields<'a> {
     ) -> Option<T> {
         let (name, first) = self.first[field as usize]?;
         let mut best = None;
+        let parse_logged = |element: &[u8]| {
+            let element = element.trim_ascii();
+            let parsed = parse(element);
+            if parsed.is_none() {
+                tracing::debug!(
+                    ?field,
+                    value = %String::from_utf8_lossy(element),
+                    "ignoring malformed rate-limit value"
+                );
+            }
+            parsed
+        };
+        let repeated = self.repeated & (1 << field as u16) != 0;
+        if !repeated && !first.as_bytes().contains(&b',') {
+            // The usual case: one line, one value.
+            return parse_logged(first.as_bytes());
+        }
         let mut visit = |value: &HeaderValue| {
             for element in value.as_bytes().split(|&byte| byte == b',') {
-                let element = element.trim_ascii();
-                match parse(element) {
-                    Some(parsed) => {
-                        best = Some(match best.take() {
-                            Some(best) => pick(best, parsed),
-                            None => parsed,
-                        });
-                    }
-                    None => tracing::debug!(
-                        ?field,
-                        value = %String::from_utf8_lossy(element),
-                        "ignoring malformed rate-limit value"
-                    ),
+                if let Some(parsed) = parse_logged(element) {
+                    best = Some(match best.take() {
+                        Some(best) => pick(best, parsed),
+                        None => parsed,
+                    });
                 }
             }
         };
         visit(first);
-        if self.repeated & (1 << field as u16) != 0 {
+        if repeated {
             self.headers.get_all(name).iter().skip(1).for_each(visit);
         }
         best
