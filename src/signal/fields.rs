@@ -230,6 +230,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_field_name_and_only_those_classify() {
+        let names = [
+            ("retry-after", Field::RetryAfter),
+            ("retry-after-ms", Field::RetryAfterMs),
+            ("x-ms-retry-after-ms", Field::XMsRetryAfterMs),
+            ("ratelimit", Field::RateLimit),
+            ("ratelimit-policy", Field::RateLimitPolicy),
+            ("ratelimit-limit", Field::RateLimitLimit),
+            ("ratelimit-remaining", Field::RateLimitRemaining),
+            ("ratelimit-reset", Field::RateLimitReset),
+            ("x-ratelimit-limit", Field::XRateLimitLimit),
+            ("x-ratelimit-remaining", Field::XRateLimitRemaining),
+            ("x-ratelimit-reset", Field::XRateLimitReset),
+            ("x-ratelimit-reset-after", Field::XRateLimitResetAfter),
+            ("x-ratelimit-used", Field::XRateLimitUsed),
+        ];
+        assert_eq!(names.len(), FIELD_COUNT);
+        for (name, field) in names {
+            assert_eq!(Field::classify(name), Some(field), "{name}");
+            // Same length, one byte off: not a field.
+            let mut near = name.as_bytes().to_vec();
+            near[5] ^= 1;
+            let near = String::from_utf8(near).unwrap();
+            assert_eq!(Field::classify(&near), None, "{near}");
+        }
+        for other in [
+            "referrer-policy",
+            "x-request-id",
+            "date",
+            "",
+            "r",
+            "x-ratelimit-resource",
+        ] {
+            assert_eq!(Field::classify(other), None, "{other}");
+        }
+    }
+
+    #[test]
     fn scan_finds_only_rate_limit_fields() {
         let mut headers = HeaderMap::new();
         headers.insert("content-type", HeaderValue::from_static("text/plain"));
