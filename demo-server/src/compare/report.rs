@@ -74,7 +74,7 @@ impl CompareReport {
 
     fn courteous_target(&self) -> Target {
         let claim = "courteous defaults, 1 replica, c=1: 100 sent for 100 successes, \
-                     no slower than Retry-After only"
+                     no slower than Retry-After only (1 % allowance for timer noise)"
             .to_owned();
         let polite = self
             .waste_row(ClientKind::Courteous, 0)
@@ -85,7 +85,7 @@ impl CompareReport {
         match (polite, retry) {
             (Some(p), Some(r)) => Target {
                 claim,
-                met: Some(p.sent == p.ok && p.ok >= 100 && p.elapsed_ms <= r.elapsed_ms),
+                met: Some(p.sent == p.ok && p.ok >= 100 && no_slower(p.elapsed_ms, r.elapsed_ms)),
                 measured: format!(
                     "courteous {} sent / {} ok in {} ms; Retry-After only {} sent in {} ms",
                     p.sent, p.ok, p.elapsed_ms, r.sent, r.elapsed_ms
@@ -118,6 +118,16 @@ impl CompareReport {
         }
     }
 }
+
+/// Both clients are paced by the server (the floor is 4.0 s for both), so a
+/// few milliseconds either way are process scheduling, not the client:
+/// `elapsed` may exceed `reference` by at most [`TIMER_NOISE`].
+fn no_slower(elapsed_ms: u64, reference_ms: u64) -> bool {
+    elapsed_ms as f64 <= reference_ms as f64 * (1.0 + TIMER_NOISE)
+}
+
+/// Allowance for scheduling noise when comparing two elapsed times (1 %).
+pub const TIMER_NOISE: f64 = 0.01;
 
 fn not_measured(claim: String) -> Target {
     Target {
