@@ -106,6 +106,9 @@ impl BudgetAccount {
 
     fn rotate(&mut self, now: Instant) {
         let elapsed = now.saturating_duration_since(self.current_start);
+        if elapsed < self.slot_len {
+            return;
+        }
         let steps = (elapsed.as_nanos() / self.slot_len.as_nanos().max(1)) as usize;
         if steps == 0 {
             return;
