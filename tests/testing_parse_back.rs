@@ -105,6 +105,11 @@ async fn every_dialect_reads_back_as_the_bucket() {
     let cases = [
         (Dialect::IetfSeparate, QuotaSource::IetfSeparate, false),
         (
+            Dialect::IetfSeparateLimitPolicy,
+            QuotaSource::IetfSeparate,
+            true,
+        ),
+        (
             Dialect::IetfSeparateWithPolicy,
             QuotaSource::IetfSeparate,
             true,

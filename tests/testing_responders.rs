@@ -132,9 +132,13 @@ async fn ietf_list_fields_describe_the_bucket() {
 
 #[tokio::test]
 async fn each_dialect_emits_its_own_fields() {
-    let expected: [(Dialect, &[&str]); 6] = [
+    let expected: [(Dialect, &[&str]); 7] = [
         (
             Dialect::IetfSeparate,
+            &["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"],
+        ),
+        (
+            Dialect::IetfSeparateLimitPolicy,
             &["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"],
         ),
         (
@@ -305,4 +309,33 @@ async fn status_and_admitted_response_are_configurable() {
 fn responders_are_debug() {
     let text = format!("{:?}", TokenBucket::per_second(nz(5)));
     assert!(text.contains("TokenBucket"));
+}
+
+#[tokio::test]
+async fn early_drafts_can_carry_the_policy_in_the_limit_field() {
+    let bucket = TokenBucket::per_minute(nz(1))
+        .burst(nz(3))
+        .dialect(Dialect::IetfSeparateLimitPolicy);
+    let server = serve(bucket).await;
+    let response = reqwest::get(server.uri()).await.unwrap();
+    assert_eq!(header(&response, "ratelimit-limit"), Some("3, 3;w=180"));
+    assert_eq!(header(&response, "ratelimit-remaining"), Some("2"));
+    assert_eq!(header(&response, "ratelimit-reset"), Some("60"));
+}
+
+#[test]
+fn dialect_list_is_complete_and_policies_are_flagged() {
+    let with_policy: Vec<_> = Dialect::ALL
+        .into_iter()
+        .filter(|d| d.states_policy())
+        .collect();
+    assert_eq!(
+        with_policy,
+        [
+            Dialect::IetfSeparateLimitPolicy,
+            Dialect::IetfSeparateWithPolicy,
+            Dialect::IetfDictionary,
+            Dialect::IetfList
+        ]
+    );
 }

@@ -18,6 +18,7 @@ pub(crate) enum ClientKind {
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub(crate) enum DialectArg {
     IetfSeparate,
+    IetfSeparateLimitPolicy,
     IetfSeparateWithPolicy,
     IetfDictionary,
     IetfList,
@@ -29,6 +30,7 @@ impl DialectArg {
     pub(crate) fn dialect(self) -> Dialect {
         match self {
             Self::IetfSeparate => Dialect::IetfSeparate,
+            Self::IetfSeparateLimitPolicy => Dialect::IetfSeparateLimitPolicy,
             Self::IetfSeparateWithPolicy => Dialect::IetfSeparateWithPolicy,
             Self::IetfDictionary => Dialect::IetfDictionary,
             Self::IetfList => Dialect::IetfList,

@@ -58,6 +58,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         shape: |b| b.dialect(Dialect::IetfSeparate),
     },
     Scenario {
+        name: "IETF -00..-04 + policy in Limit",
+        target: Target::NoThrottle,
+        shape: |b| b.dialect(Dialect::IetfSeparateLimitPolicy),
+    },
+    Scenario {
         name: "IETF -05/-06 + policy",
         target: Target::NoThrottle,
         shape: |b| b.dialect(Dialect::IetfSeparateWithPolicy),

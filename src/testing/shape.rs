@@ -185,6 +185,8 @@ fn quota_fields(
     let legacy_policy = format!("{};w={window}", q.limit);
     match dialect {
         Dialect::IetfSeparate => separate(template, q, reset),
+        Dialect::IetfSeparateLimitPolicy => separate(template, q, reset)
+            .insert_header("ratelimit-limit", format!("{}, {legacy_policy}", q.limit)),
         Dialect::IetfSeparateWithPolicy => {
             separate(template, q, reset).insert_header("ratelimit-policy", legacy_policy)
         }

@@ -53,6 +53,9 @@ pub enum Dialect {
     /// Drafts -00 … -04: `RateLimit-Limit`, `RateLimit-Remaining`,
     /// `RateLimit-Reset` (delta seconds, rounded up).
     IetfSeparate,
+    /// Drafts -00 … -04 with the policy in the limit field:
+    /// `RateLimit-Limit: 20, 20;w=1` plus `-Remaining` and `-Reset`.
+    IetfSeparateLimitPolicy,
     /// Drafts -05, -06: the same three fields plus `RateLimit-Policy: 20;w=1`.
     IetfSeparateWithPolicy,
     /// Draft -07: `RateLimit: limit=20, remaining=5, reset=1` plus
@@ -71,8 +74,9 @@ pub enum Dialect {
 
 impl Dialect {
     /// Every dialect, in declaration order (handy for test matrices).
-    pub const ALL: [Dialect; 6] = [
+    pub const ALL: [Dialect; 7] = [
         Dialect::IetfSeparate,
+        Dialect::IetfSeparateLimitPolicy,
         Dialect::IetfSeparateWithPolicy,
         Dialect::IetfDictionary,
         Dialect::IetfList,
@@ -85,7 +89,10 @@ impl Dialect {
     pub fn states_policy(self) -> bool {
         matches!(
             self,
-            Dialect::IetfSeparateWithPolicy | Dialect::IetfDictionary | Dialect::IetfList
+            Dialect::IetfSeparateLimitPolicy
+                | Dialect::IetfSeparateWithPolicy
+                | Dialect::IetfDictionary
+                | Dialect::IetfList
         )
     }
 }
