@@ -51,6 +51,18 @@ async fn every_hint_style_reads_back_as_its_wait() {
             ms(3000),
         ),
         (
+            RetryAfterStyle::HttpDateRfc850,
+            HintSource::RetryAfterDate,
+            ms(2000),
+            ms(3000),
+        ),
+        (
+            RetryAfterStyle::HttpDateAsctime,
+            HintSource::RetryAfterDate,
+            ms(2000),
+            ms(3000),
+        ),
+        (
             RetryAfterStyle::Millis,
             HintSource::RetryAfterMs,
             ms(1500),

@@ -44,6 +44,8 @@ impl DialectArg {
 pub(crate) enum HintArg {
     Seconds,
     HttpDate,
+    HttpDateRfc850,
+    HttpDateAsctime,
     Millis,
     XMsMillis,
     ProblemJsonMillis,
@@ -55,6 +57,8 @@ impl HintArg {
         match self {
             Self::Seconds => RetryAfterStyle::Seconds,
             Self::HttpDate => RetryAfterStyle::HttpDate,
+            Self::HttpDateRfc850 => RetryAfterStyle::HttpDateRfc850,
+            Self::HttpDateAsctime => RetryAfterStyle::HttpDateAsctime,
             Self::Millis => RetryAfterStyle::Millis,
             Self::XMsMillis => RetryAfterStyle::XMsMillis,
             Self::ProblemJsonMillis => RetryAfterStyle::ProblemJsonMillis,

@@ -32,6 +32,7 @@
 
 mod builder;
 mod counters;
+mod dates;
 mod fixed_window;
 mod shape;
 mod style;

@@ -5,6 +5,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use http::StatusCode;
 use wiremock::ResponseTemplate;
 
+use super::dates::{self, DateForm};
 use super::style::{Dialect, RetryAfterStyle};
 
 /// The name given to the one policy in list-shaped IETF fields.
@@ -103,8 +104,7 @@ impl Shape {
     }
 
     fn needs_date(&self, verdict: &Verdict) -> bool {
-        let date_hint =
-            verdict.rejected_for.is_some() && self.hints.contains(&RetryAfterStyle::HttpDate);
+        let date_hint = verdict.rejected_for.is_some() && self.hints.iter().any(|h| h.is_date());
         let epoch_reset = verdict.quota.is_some() && self.dialects.contains(&Dialect::XRateLimit);
         date_hint || epoch_reset
     }
@@ -117,9 +117,10 @@ impl Shape {
                 RetryAfterStyle::Seconds => {
                     template.insert_header("retry-after", ceil_secs(wait).to_string())
                 }
-                RetryAfterStyle::HttpDate => {
-                    let at = UNIX_EPOCH + Duration::from_secs(ceil_secs(epoch(now) + wait));
-                    template.insert_header("retry-after", httpdate::fmt_http_date(at))
+                RetryAfterStyle::HttpDate => date_hint(template, now, wait, DateForm::ImfFixdate),
+                RetryAfterStyle::HttpDateRfc850 => date_hint(template, now, wait, DateForm::Rfc850),
+                RetryAfterStyle::HttpDateAsctime => {
+                    date_hint(template, now, wait, DateForm::Asctime)
                 }
                 RetryAfterStyle::Millis => {
                     template.insert_header("retry-after-ms", ceil_millis(wait).to_string())
@@ -224,6 +225,17 @@ fn quota_fields(
                 format!("{:.3}", ceil_millis(q.reset) as f64 / 1000.0),
             ),
     }
+}
+
+/// `Retry-After` as the date `wait` from `now`, rounded up to the second.
+fn date_hint(
+    template: ResponseTemplate,
+    now: SystemTime,
+    wait: Duration,
+    form: DateForm,
+) -> ResponseTemplate {
+    let at = UNIX_EPOCH + Duration::from_secs(ceil_secs(epoch(now) + wait));
+    template.insert_header("retry-after", dates::format(at, form))
 }
 
 fn separate(template: ResponseTemplate, q: &QuotaState, reset: u64) -> ResponseTemplate {

@@ -14,6 +14,12 @@ pub enum RetryAfterStyle {
     /// `Retry-After: <IMF-fixdate>` with the response's own `Date` header;
     /// the date is rounded up to the next whole second.
     HttpDate,
+    /// As [`HttpDate`](Self::HttpDate) in the obsolete RFC 850 form
+    /// (`Sunday, 06-Nov-94 08:49:37 GMT`), which recipients must still accept.
+    HttpDateRfc850,
+    /// As [`HttpDate`](Self::HttpDate) in the obsolete asctime form
+    /// (`Sun Nov  6 08:49:37 1994`), which recipients must still accept.
+    HttpDateAsctime,
     /// `retry-after-ms: 50`, rounded up to the millisecond.
     Millis,
     /// `x-ms-retry-after-ms: 50`, rounded up to the millisecond.
@@ -27,14 +33,27 @@ pub enum RetryAfterStyle {
 
 impl RetryAfterStyle {
     /// Every style, in declaration order (handy for test matrices).
-    pub const ALL: [RetryAfterStyle; 6] = [
+    pub const ALL: [RetryAfterStyle; 8] = [
         RetryAfterStyle::Seconds,
         RetryAfterStyle::HttpDate,
+        RetryAfterStyle::HttpDateRfc850,
+        RetryAfterStyle::HttpDateAsctime,
         RetryAfterStyle::Millis,
         RetryAfterStyle::XMsMillis,
         RetryAfterStyle::ProblemJsonMillis,
         RetryAfterStyle::ProblemJsonSeconds,
     ];
+
+    /// Whether this style states a date, measured against the response's
+    /// own `Date` header (which the responder then sends).
+    pub fn is_date(self) -> bool {
+        matches!(
+            self,
+            RetryAfterStyle::HttpDate
+                | RetryAfterStyle::HttpDateRfc850
+                | RetryAfterStyle::HttpDateAsctime
+        )
+    }
 }
 
 /// How every response (admitted or rejected) describes the quota.
