@@ -10,8 +10,6 @@ use std::time::SystemTime;
 
 use http::header::{DATE, HeaderMap, HeaderName, HeaderValue};
 
-use super::date::parse_http_date;
-
 /// A header field the parser reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Field {
@@ -214,7 +212,7 @@ impl<'a> Clock<'a> {
                     let parsed = value
                         .to_str()
                         .ok()
-                        .and_then(|text| parse_http_date(text.trim()));
+                        .and_then(|text| httpdate::parse_http_date(text.trim()).ok());
                     if parsed.is_none() {
                         tracing::debug!(?value, "ignoring malformed Date header");
                     }

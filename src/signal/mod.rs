@@ -58,7 +58,6 @@
 //! assert_eq!(signal.quota().unwrap().source(), QuotaSource::XRateLimit);
 //! ```
 
-mod date;
 mod fields;
 mod ietf;
 mod numbers;

@@ -11,7 +11,6 @@
 
 use std::time::Duration;
 
-use super::date::parse_http_date;
 use super::fields::{Clock, Field, Fields, ignored};
 use super::numbers::{parse_integer, until};
 use super::value::{HintSource, RetryHint};
@@ -33,7 +32,7 @@ pub(crate) fn retry_after(fields: &Fields<'_>, clock: &Clock<'_>) -> Option<Retr
                 let delay = Duration::from_secs(secs);
                 return Some(RetryHint::new(delay, HintSource::RetryAfterSeconds));
             }
-            match parse_http_date(text) {
+            match httpdate::parse_http_date(text).ok() {
                 Some(at) => {
                     let delay = until(at, clock.reference());
                     Some(RetryHint::new(delay, HintSource::RetryAfterDate))
