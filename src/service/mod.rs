@@ -129,7 +129,7 @@ impl<S> Courteous<S> {
     }
 }
 
-/// The future of [`Courteous::call`].
+/// The future returned by [`Courteous`] when called as a `tower::Service`.
 pub struct ResponseFuture {
     inner: Pin<Box<dyn Future<Output = Result<reqwest::Response, Error>> + Send>>,
 }
