@@ -29,8 +29,8 @@ pub fn race(f: &mut fmt::Formatter<'_>, rows: &[RaceRow]) -> fmt::Result {
     )?;
     writeln!(
         f,
-        "  {:<16} {:>11}  admitted per run",
-        "algorithm", "round trips"
+        "  {:<16} {:>11}  {:<22} seed",
+        "algorithm", "round trips", "admitted per run"
     )?;
     for r in rows {
         let runs: Vec<String> = r
@@ -95,8 +95,8 @@ pub fn waste(f: &mut fmt::Formatter<'_>, rows: &[WasteRow]) -> fmt::Result {
     )?;
     writeln!(
         f,
-        "  {:<22} {:<17} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}  {:>10}",
-        "client", "setup", "sent", "ok", "wasted", "wasted%", "429s", "elapsed", "seed sent"
+        "  {:<22} {:<17} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}  {}",
+        "client", "setup", "sent", "ok", "wasted", "wasted%", "429s", "elapsed", "seed sent, time"
     )?;
     for r in rows {
         let mut line = String::new();
