@@ -60,43 +60,7 @@ pub struct Engine {
 
 struct Shared {
     config: Config,
-    scopes: Mutex<HashMap<Scope, Arc<Slot>, BuildScopeHasher>>,
-}
-
-/// Scope keys are short strings the application chose (origins, key
-/// names), hashed once per request: a multiply-rotate hash (FxHash's)
-/// instead of SipHash, whose flooding resistance buys nothing here.
-#[derive(Default, Clone, Copy)]
-struct BuildScopeHasher;
-
-#[derive(Default)]
-struct ScopeHasher(u64);
-
-impl std::hash::BuildHasher for BuildScopeHasher {
-    type Hasher = ScopeHasher;
-
-    fn build_hasher(&self) -> ScopeHasher {
-        ScopeHasher::default()
-    }
-}
-
-impl std::hash::Hasher for ScopeHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(SEED);
-        }
-        for &byte in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(SEED);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
+    scopes: Mutex<HashMap<Scope, Arc<Slot>>>,
 }
 
 /// One scope's state behind its own lock, so requests to different scopes
@@ -223,7 +187,7 @@ impl Engine {
         Self {
             shared: Arc::new(Shared {
                 config,
-                scopes: Mutex::new(HashMap::default()),
+                scopes: Mutex::new(HashMap::new()),
             }),
         }
     }
