@@ -32,10 +32,31 @@
 //!    wastes 20 % of 250 requests, 0.1 wastes 7 %; an off-by-one server
 //!    (`remaining` counted before the request) still gets its full rate.
 //!
-//! With no rate at all (a quota without a window), `E` is spent down and then
-//! the client waits for the reset. When the reset is far later than the rate
-//! explains (more than one second of rounding beyond the next unit), the
-//! server counts in fixed windows: nothing refills before the reset.
+//! 4. **Probing, then observed refills**, for a quota without a window
+//!    (`X-RateLimit-Limit/Remaining/Reset`): nothing says whether the server
+//!    refills continuously (a token bucket whose reset is "full again") or in
+//!    fixed windows (GitHub's hourly limit). When `E` is spent with `limit`
+//!    L and reset R, the linear-refill hypothesis says one unit comes back
+//!    every R / L: one request (the probe) is sent then, the others wait. If
+//!    it succeeds, refills are continuous: the client paces at L / R (an
+//!    epoch reset against a whole-second `Date` overstates R by up to 2 s,
+//!    so this errs slow; units it leaves in the bucket show up in `remaining`
+//!    and are spent at once), and then at the rate its readings show: between
+//!    two readings at least a span apart, the server refilled `r2 − r1 +
+//!    successes − 1` units or more (each reading is a floor). A refusal
+//!    halves that rate. If the probe is refused, or a refusal comes before
+//!    any refill was seen (the success taken for the probe's may have been
+//!    an earlier request's), the server counts in fixed windows: the client
+//!    waits for each reset, as without probing. That costs at most one or
+//!    two refused requests, once per scope. Only resets under
+//!    10 s are probed (`PROBE_RESETS_UNDER`): beyond, waiting for the reset
+//!    loses little.
+//!
+//! With no rate at all otherwise, `E` is spent down and then the client waits
+//! for the reset. When the reset is far later than the rate explains (more
+//! than one second of rounding beyond the next unit), or a probe was
+//! refused, the server counts in fixed windows: nothing refills before the
+//! reset.
 //!
 //! Spreading "what remains over the time to reset" is what refilling at
 //! `limit / window` does; doing it without a window would pace a token bucket
@@ -62,6 +83,15 @@ const SHARE_DECREASE: f64 = 0.1;
 /// successes): slow enough that ten clients sharing one quota refuse less
 /// than one request in ten (see the simulated herd test).
 const SHARE_INCREASE: f64 = 0.002;
+/// Observed refills are measured over at least this span: the readings are
+/// whole units, so at 20/s the lower bound is 10 % under the truth after
+/// 0.5 s and closes in as the span grows (up to `MEASURE_HORIZON`).
+const REFILL_SPAN: Duration = Duration::from_millis(500);
+/// Probe only quotas whose reset is nearer than this. Waiting for a reset
+/// loses at most its rounding (up to 2 s: an epoch against a whole-second
+/// `Date`), under a fifth of a longer cycle: not worth a refused request to
+/// a server counting in fixed windows (GitHub's hourly limit is never probed).
+const PROBE_RESETS_UNDER: Duration = Duration::from_secs(10);
 
 /// Quota numbers of one response, already reduced to what pacing needs.
 #[derive(Debug, Clone, Copy, Default)]
@@ -87,6 +117,32 @@ struct Anchor {
     successes: u64,
 }
 
+/// How a quota without a window refills (see the module docs, 4).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+enum Refill {
+    /// Not known yet.
+    #[default]
+    Unknown,
+    /// The probe is on its way, sent when the linear-refill hypothesis
+    /// (`rate`) said a unit was back; `expires` when its reset passes (a
+    /// cancelled probe never reports).
+    Probing { rate: f64, expires: Instant },
+    /// The probe succeeded: the server refills continuously; `measured`
+    /// once its readings showed a refill (until then a success that was
+    /// not the probe's may have misled us).
+    Continuous { measured: bool },
+    /// The probe was refused: nothing comes back before the reset.
+    Windowed,
+}
+
+/// A reading of `remaining` and the successes counted up to it.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    at: Instant,
+    remaining: u64,
+    successes: u64,
+}
+
 /// The per-scope pacing state.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Pacer {
@@ -100,6 +156,14 @@ pub(crate) struct Pacer {
     /// The share of the policy rate we use (1 until a refusal says the
     /// quota is shared).
     share: Option<f64>,
+    refill: Refill,
+    /// The rate of a continuously refilled quota without a window.
+    observed_rate: Option<f64>,
+    /// Where the current measurement of observed refills starts.
+    first_reading: Option<Reading>,
+    /// The last `remaining` read, until its response's status is known.
+    last_reading: Option<(Instant, u64)>,
+    successes: u64,
 }
 
 fn secs(d: Duration) -> f64 {
@@ -107,11 +171,13 @@ fn secs(d: Duration) -> f64 {
 }
 
 impl Pacer {
-    /// Units per second, from the policy or learned from refusals.
+    /// Units per second: from the policy, else observed (a probed quota
+    /// without a window, read from its own numbers), else learned from
+    /// refusals.
     pub(crate) fn rate(&self) -> Option<f64> {
         match self.policy_rate {
             Some(policy) => Some(policy * self.share.unwrap_or(1.0)),
-            None => self.learned_rate,
+            None => self.observed_rate.or(self.learned_rate),
         }
     }
 
@@ -173,7 +239,7 @@ impl Pacer {
                 }
             }
             None => match est.reset_at {
-                Some(reset) if reset > now => Err(reset.saturating_duration_since(now)),
+                Some(reset) if reset > now => self.probe_or_wait(now, est.at, reset),
                 _ => {
                     // Nothing says when units come back: send and let the
                     // server tell us (its refusal carries a hint or starts a
@@ -182,6 +248,48 @@ impl Pacer {
                     Ok(())
                 }
             },
+        }
+    }
+
+    /// A quota without a rate is spent: send the probe when the
+    /// linear-refill hypothesis says a unit is back, else wait.
+    fn probe_or_wait(
+        &mut self,
+        now: Instant,
+        since: Instant,
+        reset: Instant,
+    ) -> Result<(), Duration> {
+        let until_reset = reset.saturating_duration_since(now);
+        let Some(limit) = self.capacity().filter(|l| *l >= 1.0) else {
+            return Err(until_reset);
+        };
+        if let Refill::Probing { expires, .. } = self.refill
+            && now >= expires
+        {
+            self.refill = Refill::Unknown;
+        }
+        let cycle = reset.saturating_duration_since(since);
+        if cycle >= PROBE_RESETS_UNDER {
+            return Err(until_reset);
+        }
+        let unit = cycle.div_f64(limit);
+        match self.refill {
+            Refill::Unknown if now >= since + unit => {
+                self.refill = Refill::Probing {
+                    rate: 1.0 / secs(unit).max(EPSILON),
+                    expires: reset,
+                };
+                // The probe spends the unit the hypothesis says is back.
+                if let Some(est) = self.estimate.as_mut() {
+                    est.tokens -= 1.0;
+                    est.at = now;
+                }
+                Ok(())
+            }
+            Refill::Unknown => Err(since + unit - now),
+            // Look again a unit later: the probe's answer will be in.
+            Refill::Probing { .. } => Err(unit.max(Duration::from_millis(1)).min(until_reset)),
+            Refill::Continuous { .. } | Refill::Windowed => Err(until_reset),
         }
     }
 
@@ -214,6 +322,7 @@ impl Pacer {
         let Some(remaining) = reading.remaining else {
             return;
         };
+        self.last_reading = Some((now, remaining));
         let remaining = remaining as f64;
         // Sharing a quota with others (a refusal said so), claim only our
         // share of what is left.
@@ -225,6 +334,8 @@ impl Pacer {
         };
         let reset_at = reading.reset.map(|d| now + d);
         let barrier = match (self.rate(), reading.reset) {
+            _ if matches!(self.refill, Refill::Continuous { .. }) => false,
+            (Some(_), Some(_)) if tokens < 1.0 && self.refill == Refill::Windowed => true,
             (Some(rate), Some(reset)) if tokens < 1.0 => {
                 let next_unit = Duration::from_secs_f64((1.0 - tokens) / rate);
                 reset > next_unit + ROUNDING
@@ -242,13 +353,69 @@ impl Pacer {
     /// A non-throttled response: one more unit the server granted.
     pub(crate) fn on_success(&mut self) {
         self.successes_since_throttle += 1;
+        self.successes += 1;
         if let Some(share) = self.share.as_mut() {
             *share = (*share + SHARE_INCREASE).min(1.0);
+        }
+        if let Refill::Probing { rate, .. } = self.refill {
+            self.refill = Refill::Continuous { measured: false };
+            self.observed_rate = Some(rate);
+        }
+        self.observe_refills();
+    }
+
+    /// Measures the rate of a continuously refilled quota from the last
+    /// reading and the first one of the span (see the module docs, 4).
+    fn observe_refills(&mut self) {
+        let Some((at, remaining)) = self.last_reading.take() else {
+            return;
+        };
+        if !matches!(self.refill, Refill::Continuous { .. }) {
+            return;
+        }
+        let reading = Reading {
+            at,
+            remaining,
+            successes: self.successes,
+        };
+        // Nothing is learned across a full bucket (its refills are lost).
+        let full = self.capacity().is_some_and(|c| remaining as f64 + 1.0 >= c);
+        let Some(first) = self
+            .first_reading
+            .filter(|f| !full && at.saturating_duration_since(f.at) <= MEASURE_HORIZON)
+        else {
+            self.first_reading = Some(reading);
+            return;
+        };
+        let span = at.saturating_duration_since(first.at);
+        if span < REFILL_SPAN {
+            return;
+        }
+        // Each reading is the floor of the server's units: what it refilled
+        // in between is at least this.
+        let refilled = remaining as f64 - first.remaining as f64
+            + (reading.successes - first.successes) as f64
+            - 1.0;
+        if refilled > 0.0 {
+            self.observed_rate = Some(refilled / secs(span));
+            self.refill = Refill::Continuous { measured: true };
         }
     }
 
     /// A throttled response received at `now`, with the server's hint if any.
     pub(crate) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) {
+        self.last_reading = None;
+        match self.refill {
+            Refill::Probing { .. } | Refill::Continuous { measured: false } => {
+                self.refill = Refill::Windowed;
+                self.observed_rate = None;
+            }
+            Refill::Continuous { measured: true } => {
+                self.observed_rate = self.observed_rate.map(|r| r / 2.0);
+                self.first_reading = None;
+            }
+            Refill::Unknown | Refill::Windowed => {}
+        }
         if self.policy_rate.is_some() {
             let share = self.share.unwrap_or(1.0);
             self.share = Some((share * SHARE_DECREASE).max(MIN_SHARE));
@@ -280,9 +447,10 @@ impl Pacer {
         }
         // The bucket is empty now, whatever we thought.
         let tokens = self.available(now).unwrap_or(0.0).min(0.0);
-        let (reset_at, barrier) = self
-            .estimate
-            .map_or((None, false), |e| (e.reset_at, e.barrier));
+        let windowed = self.refill == Refill::Windowed;
+        let (reset_at, barrier) = self.estimate.map_or((None, false), |e| {
+            (e.reset_at, e.barrier || (windowed && e.reset_at.is_some()))
+        });
         self.estimate = Some(Estimate {
             tokens,
             at: now,

@@ -87,13 +87,59 @@ fn others_in_flight_are_subtracted() {
 fn without_a_rate_wait_for_the_reset_then_the_limit_is_back() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    pacer.sync(t0, reading(1, 3, None, Some(Duration::from_secs(2))), 0);
+    // A reset this far is not probed (see `PROBE_RESETS_UNDER`).
+    pacer.sync(t0, reading(1, 3, None, Some(Duration::from_secs(60))), 0);
     assert_eq!(pacer.admit(t0), Ok(()));
-    assert_eq!(pacer.admit(t0 + ms(500)), Err(ms(1500)));
-    let reset = t0 + Duration::from_secs(2);
+    assert_eq!(pacer.admit(t0 + ms(500)), Err(ms(59_500)));
+    let reset = t0 + Duration::from_secs(60);
     for _ in 0..3 {
         assert_eq!(pacer.admit(reset), Ok(()));
     }
+}
+
+#[test]
+fn a_short_reset_is_probed_and_a_success_means_continuous_refills() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
+    pacer.sync(t0, r(0, 2000), 0);
+    pacer.on_success();
+    // Linear refill would bring a unit back every 2 s / 20.
+    assert_eq!(pacer.admit(t0), Err(ms(100)));
+    assert_eq!(pacer.admit(t0 + ms(100)), Ok(()));
+    // The others look again a unit (1.9 s / 20) later, when its answer is in.
+    assert_eq!(pacer.admit(t0 + ms(100)), Err(ms(95)));
+    pacer.sync(t0 + ms(101), r(0, 1899), 0);
+    pacer.on_success();
+    assert_eq!(pacer.rate(), Some(10.0));
+    assert_eq!(pacer.admit(t0 + ms(101)), Err(ms(102)));
+    // 600 ms later the server shows 11 units although we spent one more:
+    // it refilled at least 11 (each reading is a floor).
+    pacer.sync(t0 + ms(701), r(11, 1000), 0);
+    pacer.on_success();
+    let rate = pacer.rate().unwrap_or_default();
+    assert!((rate - 11.0 / 0.6).abs() < 1e-9, "{rate}");
+    // A refusal halves it.
+    pacer.on_throttle(t0 + ms(702), None);
+    let halved = pacer.rate().unwrap_or_default();
+    assert!((halved - rate / 2.0).abs() < 1e-9, "{halved}");
+}
+
+#[test]
+fn a_refused_probe_means_fixed_windows() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
+    pacer.sync(t0, r(0, 3000), 0);
+    assert_eq!(pacer.admit(t0 + ms(150)), Ok(()));
+    pacer.sync(t0 + ms(151), r(0, 2849), 0);
+    pacer.on_throttle(t0 + ms(151), None);
+    assert_eq!(pacer.rate(), None);
+    assert_eq!(pacer.admit(t0 + ms(200)), Err(ms(2800)));
+    // The next window is spent: no second probe, wait for its reset.
+    let next = t0 + Duration::from_secs(3);
+    pacer.sync(next, r(0, 3000), 0);
+    assert_eq!(pacer.admit(next + ms(500)), Err(ms(2500)));
 }
 
 #[test]
@@ -152,4 +198,21 @@ fn refusals_teach_the_rate() {
     pacer.on_throttle(t1, Some(ms(400)));
     let rate = pacer.rate().unwrap_or_default();
     assert!((rate - 5.0 / 0.5).abs() < 1e-9, "{rate}");
+}
+
+#[test]
+fn a_refusal_before_any_refill_is_seen_means_fixed_windows() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
+    pacer.sync(t0, r(0, 3000), 0);
+    assert_eq!(pacer.admit(t0 + ms(150)), Ok(()));
+    // A success that may have been an earlier request's, then a refusal.
+    pacer.sync(t0 + ms(151), r(0, 2849), 0);
+    pacer.on_success();
+    assert_eq!(pacer.rate(), Some(20.0 / 3.0));
+    pacer.sync(t0 + ms(300), r(0, 2700), 0);
+    pacer.on_throttle(t0 + ms(300), None);
+    assert_eq!(pacer.rate(), None);
+    assert_eq!(pacer.admit(t0 + ms(400)), Err(ms(2600)));
 }

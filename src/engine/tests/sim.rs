@@ -34,7 +34,18 @@ pub(super) enum Dialect {
     PolicyOffByOne,
     /// `Policy` and `XRateLimit` at once (a demo server with every header).
     All,
+    /// `X-RateLimit-*` with an epoch reset (time until full) read against a
+    /// whole-second `Date`: the client sees `ceil(epoch + reset) −
+    /// floor(epoch)`; the epoch is sim time plus `phase_ms`. 429: no hint.
+    XRateLimitEpoch { phase_ms: u64 },
+    /// GitHub-like: a fixed window of 20 per `WINDOW` (no refill within it),
+    /// `X-RateLimit-*` with an epoch reset at the window's end as above.
+    /// 429: no hint.
+    FixedWindowEpoch { phase_ms: u64 },
 }
+
+/// The fixed window of `Dialect::FixedWindowEpoch`.
+const WINDOW: f64 = 3.0;
 
 struct Bucket {
     tokens: f64,
@@ -42,13 +53,19 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn refill(&mut self, t: f64) {
-        self.tokens = (self.tokens + (t - self.at) * RATE).min(CAPACITY);
+    fn refill(&mut self, t: f64, dialect: Dialect) {
+        if let Dialect::FixedWindowEpoch { .. } = dialect {
+            if (t / WINDOW).floor() > (self.at / WINDOW).floor() {
+                self.tokens = CAPACITY;
+            }
+        } else {
+            self.tokens = (self.tokens + (t - self.at) * RATE).min(CAPACITY);
+        }
         self.at = t;
     }
 
     fn respond(&mut self, t: f64, dialect: Dialect) -> (StatusCode, Signal) {
-        self.refill(t);
+        self.refill(t, dialect);
         let allowed = self.tokens >= 1.0;
         if allowed {
             self.tokens -= 1.0;
@@ -65,6 +82,17 @@ impl Bucket {
         };
         let until_full = (CAPACITY - self.tokens) / RATE;
         let ceil_secs = |s: f64| Duration::from_secs(s.ceil() as u64);
+        // An epoch `reset` seconds away, as read against a second-truncated `Date`.
+        let epoch_reset = |phase_ms: u64, reset: f64| {
+            let epoch = t + phase_ms as f64 / 1000.0;
+            Duration::from_secs(((epoch + reset).ceil() - epoch.floor()) as u64)
+        };
+        let x_ratelimit = |reset: Duration| {
+            Quota::new(QuotaSource::XRateLimit)
+                .with_limit(CAPACITY as u64)
+                .with_remaining(remaining)
+                .with_reset(reset)
+        };
         let mut policies = Vec::new();
         let mut hint = None;
         match dialect {
@@ -115,6 +143,13 @@ impl Bucket {
                     ceil_secs(next_token),
                     HintSource::RetryAfterSeconds,
                 ));
+            }
+            Dialect::XRateLimitEpoch { phase_ms } => {
+                policies.push(x_ratelimit(epoch_reset(phase_ms, until_full)));
+            }
+            Dialect::FixedWindowEpoch { phase_ms } => {
+                let window_end = ((t / WINDOW).floor() + 1.0) * WINDOW;
+                policies.push(x_ratelimit(epoch_reset(phase_ms, window_end - t)));
             }
             Dialect::XRateLimit => {
                 policies.push(
@@ -358,4 +393,39 @@ fn simulated_short_herd_wastes_under_ten_percent() {
     let out = run_herd(Dialect::Policy, Config::default(), 10, 1, 200);
     let wasted = (out.sent - 200) as f64 / out.sent as f64;
     assert!(wasted <= 0.10, "{out:?}: {:.1} % wasted", wasted * 100.0);
+}
+
+/// `X-RateLimit-*` with an epoch reset and no window: the probe finds the
+/// bucket refills continuously, so the client paces instead of waiting for
+/// each (rounded-up) reset, whatever the phase of the second.
+#[test]
+fn simulated_bucket_with_epoch_reset_is_paced_after_a_probe() {
+    for phase_ms in [0, 300, 700, 990] {
+        for concurrency in [1, 4] {
+            let dialect = Dialect::XRateLimitEpoch { phase_ms };
+            let out = run(dialect, Config::default(), concurrency, 100);
+            let case = format!("phase {phase_ms} ms, c={concurrency}: {out:?}");
+            assert!(out.sent <= 101, "{case}");
+            assert_eq!(out.errors, 0, "{case}");
+            assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
+        }
+    }
+}
+
+/// A GitHub-like fixed window: the probe is refused once, then the client
+/// waits for each window's reset (at most one refusal per window).
+#[test]
+fn simulated_fixed_window_refuses_at_most_once_per_window() {
+    for phase_ms in [0, 300, 700] {
+        for concurrency in [1, 4] {
+            let dialect = Dialect::FixedWindowEpoch { phase_ms };
+            let out = run(dialect, Config::default(), concurrency, 100);
+            let case = format!("phase {phase_ms} ms, c={concurrency}: {out:?}");
+            let windows = (out.elapsed.as_secs_f64() / WINDOW).ceil() as u64;
+            assert!(out.throttled <= windows, "{case}");
+            assert_eq!(out.errors, 0, "{case}");
+            // 100 at 20 per window: the fifth window is the last needed.
+            assert!(out.elapsed < Duration::from_secs(15), "{case}");
+        }
+    }
 }
