@@ -95,8 +95,8 @@ pub fn waste(f: &mut fmt::Formatter<'_>, rows: &[WasteRow]) -> fmt::Result {
     )?;
     writeln!(
         f,
-        "  {:<22} {:<17} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}  {}",
-        "client", "setup", "sent", "ok", "wasted", "wasted%", "429s", "elapsed", "seed sent, time"
+        "  {:<22} {:<17} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}  seed sent, time",
+        "client", "setup", "sent", "ok", "wasted", "wasted%", "429s", "elapsed"
     )?;
     for r in rows {
         let mut line = String::new();
