@@ -101,6 +101,7 @@ impl Error {
         self
     }
 
+    #[cfg(feature = "middleware")]
     pub(crate) fn into_source(self) -> Option<BoxError> {
         self.inner.source
     }

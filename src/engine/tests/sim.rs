@@ -219,6 +219,32 @@ pub(super) fn run_herd(
     concurrency: usize,
     successes: u64,
 ) -> Outcome {
+    run_herd_until(
+        dialect,
+        config,
+        clients,
+        concurrency,
+        Goal::Total(successes),
+    )
+}
+
+/// When a herd run is over.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Goal {
+    /// This many 2xx responses in total, from whichever client.
+    Total(u64),
+    /// This many 2xx responses for every client (as the comparison's herd of
+    /// processes, each needing its own successes: the last one finishes alone).
+    Each(u64),
+}
+
+pub(super) fn run_herd_until(
+    dialect: Dialect,
+    config: Config,
+    clients: usize,
+    concurrency: usize,
+    goal: Goal,
+) -> Outcome {
     let engines: Vec<Engine> = (0..clients).map(|_| Engine::new(config.clone())).collect();
     let scope = Scope::new("sim");
     let base = Instant::now();
@@ -243,6 +269,7 @@ pub(super) fn run_herd(
     }
     let mut out = Outcome::default();
     let mut ok = 0;
+    let mut ok_by_client = vec![0u64; clients];
     let mut steps = 0;
     while let Some(Reverse((now, _, w))) = events.pop() {
         steps += 1;
@@ -251,6 +278,11 @@ pub(super) fn run_herd(
             "simulation ran away"
         );
         let worker = &mut workers[w];
+        if let Goal::Each(n) = goal {
+            if ok_by_client[worker.client] >= n && worker.pending.is_none() {
+                continue; // this client's process is done
+            }
+        }
         let engine = &engines[worker.client];
         let next = match worker.pending.take() {
             None => match engine.admit(&scope, at(now)) {
@@ -274,7 +306,12 @@ pub(super) fn run_herd(
                 match engine.on_response(ticket, at(now), status, &signal, &attempt) {
                     Verdict::Return if status.is_success() => {
                         ok += 1;
-                        if ok == successes {
+                        ok_by_client[worker.client] += 1;
+                        let done = match goal {
+                            Goal::Total(n) => ok == n,
+                            Goal::Each(n) => ok_by_client.iter().all(|&k| k >= n),
+                        };
+                        if done {
                             out.elapsed = now;
                             return out;
                         }
@@ -393,6 +430,35 @@ fn simulated_short_herd_wastes_under_ten_percent() {
     let out = run_herd(Dialect::Policy, Config::default(), 10, 1, 200);
     let wasted = (out.sent - 200) as f64 / out.sent as f64;
     assert!(wasted <= 0.10, "{out:?}: {:.1} % wasted", wasted * 100.0);
+}
+
+/// The comparison's herd: ten processes on one quota, each needing its own
+/// ten successes. The last ones to finish are alone on the quota and must
+/// take it back rather than keep pacing at the share they were cut to.
+///
+/// Open (issue 5's herd target): today 111 sent, 10.2 s, 45 % of the quota —
+/// the last client paces at the share it was cut to long after the others
+/// are gone. Run with `cargo test --lib -- --ignored herd_of_processes`.
+#[test]
+#[ignore = "open target (issue 5): the last process straggles at its cut share"]
+fn simulated_herd_of_processes_each_needing_ten() {
+    for dialect in [Dialect::Policy, Dialect::All] {
+        let out = run_herd_until(dialect, Config::default(), 10, 1, Goal::Each(10));
+        let wasted = (out.sent - 100) as f64 / out.sent as f64;
+        // What the bucket allowed in that time: its burst plus its refill.
+        let allowed = CAPACITY + RATE * out.elapsed.as_secs_f64();
+        let used = 100.0 / allowed;
+        assert!(
+            wasted <= 0.10,
+            "{dialect:?} {out:?}: {:.1} % wasted",
+            wasted * 100.0
+        );
+        assert!(
+            used >= 0.9,
+            "{dialect:?} {out:?}: {:.0} % of the quota",
+            used * 100.0
+        );
+    }
 }
 
 /// `X-RateLimit-*` with an epoch reset and no window: the probe finds the
