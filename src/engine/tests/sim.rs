@@ -278,10 +278,11 @@ pub(super) fn run_herd_until(
             "simulation ran away"
         );
         let worker = &mut workers[w];
-        if let Goal::Each(n) = goal {
-            if ok_by_client[worker.client] >= n && worker.pending.is_none() {
-                continue; // this client's process is done
-            }
+        if let Goal::Each(n) = goal
+            && ok_by_client[worker.client] >= n
+            && worker.pending.is_none()
+        {
+            continue; // this client's process is done
         }
         let engine = &engines[worker.client];
         let next = match worker.pending.take() {
