@@ -69,7 +69,8 @@ async fn token_bucket_is_atomic_under_concurrency() {
 
 #[tokio::test]
 async fn token_bucket_admits_a_client_that_waits_the_hint() {
-    let bucket = TokenBucket::per_second(nz(20))
+    // Two tokens a second: the second request comes well within 500 ms.
+    let bucket = TokenBucket::per_second(nz(2))
         .burst(nz(1))
         .retry_after(RetryAfterStyle::Millis);
     let server = serve(bucket.clone()).await;
@@ -82,8 +83,8 @@ async fn token_bucket_admits_a_client_that_waits_the_hint() {
         .parse()
         .unwrap();
     assert!(
-        (1..=50).contains(&wait),
-        "one token at 20/s is at most 50 ms away, got {wait}"
+        (1..=500).contains(&wait),
+        "one token at 2/s is at most 500 ms away, got {wait}"
     );
     tokio::time::sleep(Duration::from_millis(wait)).await;
     assert_eq!(client.get(server.uri()).send().await.unwrap().status(), 200);
@@ -207,7 +208,7 @@ async fn fixed_window_admits_its_limit_per_window() {
 
 #[tokio::test]
 async fn fixed_window_opens_again_after_the_announced_wait() {
-    let window = FixedWindow::with_window(nz(2), Duration::from_millis(200))
+    let window = FixedWindow::with_window(nz(2), Duration::from_secs(1))
         .expect("non-zero window")
         .retry_after(RetryAfterStyle::XMsMillis);
     let server = serve(window.clone()).await;
@@ -222,7 +223,7 @@ async fn fixed_window_opens_again_after_the_announced_wait() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!(wait <= 200, "at most one window away, got {wait} ms");
+    assert!(wait <= 1000, "at most one window away, got {wait} ms");
     tokio::time::sleep(Duration::from_millis(wait)).await;
     assert_eq!(client.get(server.uri()).send().await.unwrap().status(), 200);
     assert_eq!((window.admitted(), window.rejected()), (3, 1));
