@@ -16,17 +16,23 @@
 //! `reqwest_middleware::Error::Middleware` wrapping a [`crate::Error`].
 
 use std::future::Future;
-use std::sync::Arc;
 
 use http::Extensions;
 use reqwest_middleware::{Middleware, Next};
 
 use crate::engine::{Config, Engine, Scope, ScopeStats};
-use crate::service::{Core, Origin, Settings, Transport, execute};
-use crate::signal::SignalParser;
+use crate::service::{Core, CourteousLayer, Origin, Transport, execute};
 
 /// A [`Middleware`] that makes a `reqwest_middleware::ClientWithMiddleware`
 /// polite. Clones share one engine.
+///
+/// Configure it as a [`CourteousLayer`] and convert:
+///
+/// ```
+/// let layer = courteous::CourteousLayer::new().generate_idempotency_keys(true);
+/// let middleware = courteous::CourteousMiddleware::from(layer);
+/// # let _ = middleware;
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct CourteousMiddleware {
     core: Core,
@@ -40,37 +46,7 @@ impl CourteousMiddleware {
 
     /// A middleware with this configuration.
     pub fn with_config(config: Config) -> Self {
-        Self {
-            core: Core {
-                engine: Engine::new(config),
-                settings: Arc::default(),
-            },
-        }
-    }
-
-    fn settings(&mut self) -> &mut Settings {
-        Arc::make_mut(&mut self.core.settings)
-    }
-
-    /// Key the shared state by something other than the origin.
-    pub fn scope_by<F>(mut self, key: F) -> Self
-    where
-        F: Fn(&reqwest::Request) -> Scope + Send + Sync + 'static,
-    {
-        self.settings().scope_fn = Some(Arc::new(key));
-        self
-    }
-
-    /// Generate an `Idempotency-Key` for POST and PATCH requests without one.
-    pub fn generate_idempotency_keys(mut self, enabled: bool) -> Self {
-        self.settings().idempotency_keys = enabled;
-        self
-    }
-
-    /// The signal parser.
-    pub fn parser(mut self, parser: SignalParser) -> Self {
-        self.settings().parser = parser;
-        self
+        CourteousLayer::with_config(config).into()
     }
 
     /// The shared engine.
@@ -81,6 +57,15 @@ impl CourteousMiddleware {
     /// Counters of every scope seen so far.
     pub fn stats(&self) -> Vec<(Scope, ScopeStats)> {
         self.core.stats()
+    }
+}
+
+/// The layer's configuration (scopes, idempotency keys, parser) and engine.
+impl From<CourteousLayer> for CourteousMiddleware {
+    fn from(layer: CourteousLayer) -> Self {
+        Self {
+            core: layer.into_core(),
+        }
     }
 }
 

@@ -65,6 +65,11 @@ impl CourteousLayer {
         &self.core.engine
     }
 
+    #[cfg(feature = "middleware")]
+    pub(crate) fn into_core(self) -> Core {
+        self.core
+    }
+
     /// Counters of every scope seen so far.
     pub fn stats(&self) -> Vec<(Scope, ScopeStats)> {
         self.core.stats()
