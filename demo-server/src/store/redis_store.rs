@@ -75,53 +75,29 @@ impl RedisStore {
     pub async fn check(&self, policy: &Policy, key: &str) -> Result<Decision, StoreError> {
         let (limit, window) = (policy.limit(), policy.window_ms());
         let mut con = self.connection.clone();
+        let script = |script| invocation(script, key, limit, window);
         let parts: Parts = match policy.algorithm() {
-            Algorithm::TokenBucket => {
-                let v: Vec<i64> = self
-                    .scripts
-                    .token_bucket
-                    .key(key)
-                    .arg(limit)
-                    .arg(window)
+            Algorithm::TokenBucket => to_parts(
+                script(&self.scripts.token_bucket)
                     .invoke_async(&mut con)
-                    .await?;
-                to_parts(v)?
-            }
-            Algorithm::FixedWindowLua => {
-                let v: Vec<i64> = self
-                    .scripts
-                    .fixed_window
-                    .key(key)
-                    .arg(limit)
-                    .arg(window)
+                    .await?,
+            )?,
+            Algorithm::FixedWindowLua => to_parts(
+                script(&self.scripts.fixed_window)
                     .invoke_async(&mut con)
-                    .await?;
-                to_parts(v)?
-            }
+                    .await?,
+            )?,
             Algorithm::SlidingLog => {
                 let member = format!("{:016x}", rand::random::<u64>());
-                let v: Vec<i64> = self
-                    .scripts
-                    .sliding_log
-                    .key(key)
-                    .arg(limit)
-                    .arg(window)
-                    .arg(member)
-                    .invoke_async(&mut con)
-                    .await?;
-                to_parts(v)?
+                let mut invocation = script(&self.scripts.sliding_log);
+                invocation.arg(member);
+                to_parts(invocation.invoke_async(&mut con).await?)?
             }
-            Algorithm::SlidingWindow => {
-                let v: Vec<i64> = self
-                    .scripts
-                    .sliding_window
-                    .key(key)
-                    .arg(limit)
-                    .arg(window)
+            Algorithm::SlidingWindow => to_parts(
+                script(&self.scripts.sliding_window)
                     .invoke_async(&mut con)
-                    .await?;
-                to_parts(v)?
-            }
+                    .await?,
+            )?,
             Algorithm::FixedWindow => {
                 fixed_window_incr_then_expire(&mut con, key, limit, window).await?
             }
@@ -170,6 +146,18 @@ impl RedisStore {
             _ => base.to_owned(),
         }
     }
+}
+
+/// `script` with the arguments every algorithm's script takes.
+fn invocation<'a>(
+    script: &'a redis::Script,
+    key: &str,
+    limit: u64,
+    window_ms: u64,
+) -> redis::ScriptInvocation<'a> {
+    let mut invocation = script.key(key);
+    invocation.arg(limit).arg(window_ms);
+    invocation
 }
 
 fn to_parts(values: Vec<i64>) -> Result<Parts, StoreError> {
