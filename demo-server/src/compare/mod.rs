@@ -13,7 +13,6 @@
 //! (started on a free loopback port and stopped at the end), otherwise in
 //! the embedded store.
 
-mod backend;
 pub mod clients;
 mod error;
 pub mod experiments;
@@ -34,7 +33,7 @@ use crate::HeaderStyle;
 pub use error::CompareError;
 pub use report::{CompareReport, Target};
 
-use backend::Backend;
+use crate::local_store::LocalStore;
 use clients::Examples;
 use experiments::Lab;
 use timeline::Lane;
@@ -100,10 +99,10 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
         );
         examples.build(&sources).await?;
     }
-    let backend = Backend::choose(args.redis.as_deref()).await?;
-    let store = backend.describe().await;
-    eprintln!("compare: store: {store} ({})", backend.reason);
-    let lab = Lab::new(backend, examples, args.headers);
+    let local = LocalStore::auto(args.redis.as_deref()).await?;
+    eprintln!("compare: store: {}", local.describe());
+    let store = local.connect().await?.describe();
+    let lab = Lab::new(local, examples, args.headers);
     let started = Instant::now();
     let mut report = CompareReport {
         store,

@@ -27,7 +27,7 @@ pub struct CostResult {
 
 /// Run the bench's latency part.
 pub async fn run(lab: &Lab) -> Result<CostResult, CompareError> {
-    let store = lab.backend.store().await?;
+    let store = lab.store.connect().await?;
     let options = BenchOptions {
         iterations: ITERATIONS,
         warmup: 300,

@@ -65,7 +65,7 @@ impl EdgeRow {
 
 /// Run the experiment (up to three attempts).
 pub async fn run(lab: &Lab) -> Result<Vec<EdgeRow>, CompareError> {
-    let store = lab.backend.store().await?;
+    let store = lab.store.connect().await?;
     for attempt_no in 1..=3 {
         let keys = KeySpace::new(&format!("edge-{:08x}", rand::random::<u32>()), 1)?;
         if let Some(rows) = attempt(&store, &keys).await? {

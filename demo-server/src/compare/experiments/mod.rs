@@ -12,15 +12,15 @@ use std::time::Instant;
 use crate::{HeaderStyle, KeySpace, Policy, RunningServer, ServerConfig, spawn};
 
 use super::CompareError;
-use super::backend::Backend;
 use super::clients::Examples;
 use super::recorder::Recorder;
+use crate::local_store::LocalStore;
 
 /// What every experiment shares.
 #[derive(Debug)]
 pub struct Lab {
     /// The store.
-    pub backend: Backend,
+    pub store: LocalStore,
     /// Example binaries.
     pub examples: Examples,
     /// Events of every request that went through a proxy.
@@ -32,11 +32,11 @@ pub struct Lab {
 }
 
 impl Lab {
-    /// A lab over `backend` with a key namespace no earlier run used.
-    pub fn new(backend: Backend, examples: Examples, headers: HeaderStyle) -> Self {
+    /// A lab over `store` with a key namespace no earlier run used.
+    pub fn new(store: LocalStore, examples: Examples, headers: HeaderStyle) -> Self {
         let nonce = format!("{:08x}", rand::random::<u32>());
         Self {
-            backend,
+            store,
             examples,
             recorder: Recorder::new(),
             headers,
@@ -62,7 +62,7 @@ impl Lab {
             .keys(self.keys.clone());
         let mut out = Vec::with_capacity(replicas);
         for _ in 0..replicas {
-            out.push(spawn(config.clone(), self.backend.store().await?).await?);
+            out.push(spawn(config.clone(), self.store.connect().await?).await?);
         }
         Ok(out)
     }
