@@ -1,0 +1,124 @@
+//! Probing, then observed refills, for a quota without a window (see the
+//! parent module's docs, point 4).
+
+use std::time::{Duration, Instant};
+
+use super::{EPSILON, MEASURE_HORIZON, Pacer, secs};
+
+/// Observed refills are measured over at least this span: the readings are
+/// whole units, so at 20/s the lower bound is 10 % under the truth after
+/// 0.5 s and closes in as the span grows (up to `MEASURE_HORIZON`).
+const REFILL_SPAN: Duration = Duration::from_millis(500);
+/// Probe only quotas whose reset is nearer than this. Waiting for a reset
+/// loses at most its rounding (up to 2 s: an epoch against a whole-second
+/// `Date`), under a fifth of a longer cycle: not worth a refused request to
+/// a server counting in fixed windows (GitHub's hourly limit is never probed).
+const PROBE_RESETS_UNDER: Duration = Duration::from_secs(10);
+
+/// How a quota without a window refills.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) enum Refill {
+    /// Not known yet.
+    #[default]
+    Unknown,
+    /// The probe is on its way, sent when the linear-refill hypothesis
+    /// (`rate`) said a unit was back; `expires` when its reset passes (a
+    /// cancelled probe never reports).
+    Probing { rate: f64, expires: Instant },
+    /// The probe succeeded: the server refills continuously; `measured`
+    /// once its readings showed a refill (until then a success that was
+    /// not the probe's may have misled us).
+    Continuous { measured: bool },
+    /// The probe was refused: nothing comes back before the reset.
+    Windowed,
+}
+
+/// A reading of `remaining` and the successes counted up to it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Reading {
+    at: Instant,
+    remaining: u64,
+    successes: u64,
+}
+
+impl Pacer {
+    /// A quota without a rate is spent: send the probe when the
+    /// linear-refill hypothesis says a unit is back, else wait.
+    pub(super) fn probe_or_wait(
+        &mut self,
+        now: Instant,
+        since: Instant,
+        reset: Instant,
+    ) -> Result<(), Duration> {
+        let until_reset = reset.saturating_duration_since(now);
+        let Some(limit) = self.capacity().filter(|l| *l >= 1.0) else {
+            return Err(until_reset);
+        };
+        if let Refill::Probing { expires, .. } = self.refill
+            && now >= expires
+        {
+            self.refill = Refill::Unknown;
+        }
+        let cycle = reset.saturating_duration_since(since);
+        if cycle >= PROBE_RESETS_UNDER {
+            return Err(until_reset);
+        }
+        let unit = cycle.div_f64(limit);
+        match self.refill {
+            Refill::Unknown if now >= since + unit => {
+                self.refill = Refill::Probing {
+                    rate: 1.0 / secs(unit).max(EPSILON),
+                    expires: reset,
+                };
+                // The probe spends the unit the hypothesis says is back.
+                if let Some(est) = self.estimate.as_mut() {
+                    est.tokens -= 1.0;
+                    est.at = now;
+                }
+                Ok(())
+            }
+            Refill::Unknown => Err(since + unit - now),
+            // Look again a unit later: the probe's answer will be in.
+            Refill::Probing { .. } => Err(unit.max(Duration::from_millis(1)).min(until_reset)),
+            Refill::Continuous { .. } | Refill::Windowed => Err(until_reset),
+        }
+    }
+
+    /// Measures the rate of a continuously refilled quota from the last
+    /// reading and the first one of the span (see the module docs, 4).
+    pub(super) fn observe_refills(&mut self) {
+        let Some((at, remaining)) = self.last_reading.take() else {
+            return;
+        };
+        if !matches!(self.refill, Refill::Continuous { .. }) {
+            return;
+        }
+        let reading = Reading {
+            at,
+            remaining,
+            successes: self.successes,
+        };
+        // Nothing is learned across a full bucket (its refills are lost).
+        let full = self.capacity().is_some_and(|c| remaining as f64 + 1.0 >= c);
+        let Some(first) = self
+            .first_reading
+            .filter(|f| !full && at.saturating_duration_since(f.at) <= MEASURE_HORIZON)
+        else {
+            self.first_reading = Some(reading);
+            return;
+        };
+        let span = at.saturating_duration_since(first.at);
+        if span < REFILL_SPAN {
+            return;
+        }
+        // Each reading is the floor of the server's units: what it refilled
+        // in between is at least this.
+        let refilled = remaining as f64 - first.remaining as f64
+            + (reading.successes - first.successes) as f64
+            - 1.0;
+        if refilled > 0.0 {
+            self.observed_rate = Some(refilled / secs(span));
+            self.refill = Refill::Continuous { measured: true };
+        }
+    }
+}
