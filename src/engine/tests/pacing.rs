@@ -2,22 +2,25 @@
 
 use super::*;
 
+/// A response stating `remaining` of a policy of `limit` per second.
+fn per_second(limit: u64, remaining: u64) -> Signal {
+    Signal::from_parts(
+        None,
+        vec![
+            Quota::new(QuotaSource::IetfList)
+                .with_limit(limit)
+                .with_window(Duration::from_secs(1))
+                .with_remaining(remaining),
+        ],
+    )
+}
+
 #[test]
 fn remaining_and_policy_pace_instead_of_bursting() {
     let engine = Engine::new(no_jitter());
     let scope = Scope::new("s");
     let t0 = Instant::now();
-    let quota = |remaining| {
-        Signal::from_parts(
-            None,
-            vec![
-                Quota::new(QuotaSource::IetfList)
-                    .with_limit(10)
-                    .with_window(Duration::from_secs(1))
-                    .with_remaining(remaining),
-            ],
-        )
-    };
+    let quota = |remaining| per_second(10, remaining);
     let ticket = admit_now(&engine, &scope, t0);
     engine.on_response(
         ticket,
@@ -48,15 +51,7 @@ fn in_flight_requests_are_reserved() {
     let engine = Engine::new(no_jitter());
     let scope = Scope::new("s");
     let t0 = Instant::now();
-    let signal = Signal::from_parts(
-        None,
-        vec![
-            Quota::new(QuotaSource::IetfSeparate)
-                .with_limit(5)
-                .with_window(Duration::from_secs(1))
-                .with_remaining(2),
-        ],
-    );
+    let signal = per_second(5, 2);
     let ticket = admit_now(&engine, &scope, t0);
     engine.on_response(
         ticket,
@@ -117,15 +112,7 @@ fn pacing_off_ignores_quota_but_honours_hints() {
     let engine = Engine::new(no_jitter().pacing(false));
     let scope = Scope::new("s");
     let t0 = Instant::now();
-    let empty = Signal::from_parts(
-        None,
-        vec![
-            Quota::new(QuotaSource::IetfList)
-                .with_limit(10)
-                .with_window(Duration::from_secs(1))
-                .with_remaining(0),
-        ],
-    );
+    let empty = per_second(10, 0);
     let ticket = admit_now(&engine, &scope, t0);
     engine.on_response(
         ticket,
@@ -151,15 +138,7 @@ fn a_cancelled_send_releases_its_reservation() {
     let engine = Engine::new(no_jitter());
     let scope = Scope::new("s");
     let t0 = Instant::now();
-    let signal = Signal::from_parts(
-        None,
-        vec![
-            Quota::new(QuotaSource::IetfList)
-                .with_limit(5)
-                .with_window(Duration::from_secs(1))
-                .with_remaining(3),
-        ],
-    );
+    let signal = per_second(5, 3);
     drop(admit_now(&engine, &scope, t0)); // cancelled before any response
     let ticket = admit_now(&engine, &scope, t0);
     // No phantom in-flight request is subtracted: 3 remaining means 3 sends.
