@@ -31,12 +31,27 @@
 //!    before any refusal: when `remaining` fell by more than we spent between
 //!    two responses, others spent the rest, and our share is at most what our
 //!    spending was of the whole. A client that is alone loses little:
-//!    `remaining` re-syncs `E` upward as the server refills. The constants were chosen on the
-//!    simulated herd (ten clients, one bucket of 20 at 20/s): a cut to 0.5
-//!    wastes 20 % of 250 requests, 0.1 wastes 7 %; an off-by-one server
-//!    (`remaining` counted before the request) still gets its full rate.
+//!    `remaining` re-syncs `E` upward as the server refills. When
+//!    `remaining` rises between two responses although we spent from it and
+//!    the quota is at least a quarter full, the others slowed down or left:
+//!    the share doubles (else the clients cut hardest would pace at a
+//!    twentieth of the rate long after the others are gone). The constants
+//!    were chosen on the simulated herd (ten clients, one bucket of 20 at
+//!    20/s): a cut to 0.5 wastes 20 % of 250 requests, 0.1 wastes 7 %; an
+//!    off-by-one server (`remaining` counted before the request) still gets
+//!    its full rate.
 //!
-//! 4. **Probing, then observed refills**, for a quota without a window
+//! 4. **A reserve for newcomers.** A process that starts knows nothing, so
+//!    its first request is refused whenever the others have spent the last
+//!    unit. So a continuously refilled quota (a policy rate) is spent down
+//!    to [`RESERVE`] units only (at most a tenth of the limit), until one
+//!    second of `remaining` showing nobody else spending says the client is
+//!    alone; then the reserve is spent too. That costs a lone client nothing
+//!    but the wait for that second (the reserve refills meanwhile), and it
+//!    halves what a herd of ten processes started one after another wastes
+//!    (simulated: 12 refused of 112 → 7 of 107).
+//!
+//! 5. **Probing, then observed refills**, for a quota without a window
 //!    (`X-RateLimit-Limit/Remaining/Reset`): nothing says whether the server
 //!    refills continuously (a token bucket whose reset is "full again") or in
 //!    fixed windows (GitHub's hourly limit). When `E` is spent with `limit`
@@ -91,6 +106,11 @@ const SHARE_DECREASE: f64 = 0.1;
 /// successes): slow enough that ten clients sharing one quota refuse less
 /// than one request in ten (see the simulated herd test).
 const SHARE_INCREASE: f64 = 0.002;
+/// Units of a continuously refilled quota left for newcomers (see the module
+/// docs), at most a tenth of the limit.
+const RESERVE: f64 = 2.0;
+/// `remaining` showing nobody else spending for this long means we are alone.
+const ALONE_AFTER: Duration = Duration::from_secs(1);
 
 /// Quota numbers of one response, already reduced to what pacing needs.
 #[derive(Debug, Clone, Copy, Default)]
@@ -141,6 +161,8 @@ pub(crate) struct Pacer {
     admitted: u64,
     /// The previous response's `remaining` and `admitted` at that moment.
     previous: Option<(u64, u64)>,
+    /// Since when `remaining` has shown nobody else spending.
+    alone_since: Option<Instant>,
 }
 
 fn secs(d: Duration) -> f64 {
@@ -266,8 +288,10 @@ impl Pacer {
             return;
         };
         self.last_reading = Some((now, remaining));
-        self.notice_others(remaining);
-        let remaining = remaining as f64;
+        self.notice_others(now, remaining);
+        // Leave the reserve to newcomers; when someone spent from it, wait
+        // until it is back.
+        let remaining = remaining as f64 - self.reserve(now);
         // Sharing a quota with others (a refusal said so), claim only our
         // share of what is left.
         let low = remaining * self.share.unwrap_or(1.0) - f64::from(others);
@@ -297,7 +321,7 @@ impl Pacer {
     /// Others spend this quota too when `remaining` fell by more than we
     /// spent since the previous response (refills only hide some of it): use
     /// the share of the rate our spending was, before a refusal says so.
-    fn notice_others(&mut self, remaining: u64) {
+    fn notice_others(&mut self, now: Instant, remaining: u64) {
         let previous = self.previous.replace((remaining, self.admitted));
         let (Some((before, admitted_then)), Some(_)) = (previous, self.policy_rate) else {
             return;
@@ -305,9 +329,45 @@ impl Pacer {
         let ours = self.admitted.saturating_sub(admitted_then);
         let theirs = before.saturating_sub(remaining).saturating_sub(ours);
         // One unit of slack for the server's rounding.
-        if theirs >= 2 && ours > 0 {
-            let share = (ours as f64 / (ours + theirs) as f64).max(MIN_SHARE);
-            self.share = Some(self.share.map_or(share, |s| s.min(share)));
+        if theirs >= 2 {
+            self.alone_since = None;
+            if ours > 0 {
+                let share = (ours as f64 / (ours + theirs) as f64).max(MIN_SHARE);
+                self.share = Some(self.share.map_or(share, |s| s.min(share)));
+            }
+            return;
+        }
+        // An empty quota hides the others' spending: only a reading after a
+        // non-empty one can show that nobody else spent.
+        if theirs == 0 && before > 0 {
+            self.alone_since.get_or_insert(now);
+        }
+        let filling = remaining >= before + 2;
+        let quarter_full = self
+            .policy_capacity
+            .is_some_and(|limit| remaining as f64 >= limit / 4.0);
+        if filling
+            && quarter_full
+            && let Some(share) = self.share.as_mut()
+        {
+            *share = (*share * 2.0).min(1.0);
+        }
+    }
+
+    /// The units of a continuously refilled quota left for newcomers: none
+    /// once we know we are alone (see the module docs).
+    fn reserve(&self, now: Instant) -> f64 {
+        let limit = match (self.policy_capacity, self.policy_rate) {
+            (Some(limit), Some(_)) => limit,
+            _ => return 0.0,
+        };
+        let alone = self
+            .alone_since
+            .is_some_and(|since| now.saturating_duration_since(since) >= ALONE_AFTER);
+        if alone {
+            0.0
+        } else {
+            RESERVE.min((limit / 10.0).floor())
         }
     }
 

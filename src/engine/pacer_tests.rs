@@ -34,9 +34,10 @@ fn refills_at_the_policy_rate_up_to_the_limit() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     pacer.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0);
-    // One unit at 20/s is 50 ms; waits aim 2 % of a unit past it.
-    assert_eq!(pacer.admit(t0), Err(ms(51)));
-    assert_eq!(pacer.admit(t0 + ms(51)), Ok(()));
+    // The reserve of 2 comes back first: 3 units at 20/s are 150 ms; waits
+    // aim 2 % of a unit past it.
+    assert_eq!(pacer.admit(t0), Err(ms(151)));
+    assert_eq!(pacer.admit(t0 + ms(151)), Ok(()));
     // After a long idle the burst is capped at the limit.
     let later = t0 + Duration::from_secs(60);
     for _ in 0..20 {
@@ -50,13 +51,14 @@ fn sync_keeps_a_consistent_fraction() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     pacer.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0);
-    // 30 ms later we hold 0.6 units; a response saying 0 agrees (truth in [0, 1)).
+    // 30 ms later we hold 0.6 units (beyond the reserve's −2); a response
+    // saying 0 agrees (truth in [0, 1)), so 2.4 units are still missing.
     pacer.sync(
         t0 + ms(30),
         reading(0, 20, Some(Duration::from_secs(1)), None),
         0,
     );
-    assert_eq!(pacer.admit(t0 + ms(30)), Err(ms(21)));
+    assert_eq!(pacer.admit(t0 + ms(30)), Err(ms(121)));
 }
 
 #[test]
@@ -78,7 +80,8 @@ fn sync_lowers_an_optimistic_estimate_and_raises_a_pessimistic_one() {
 fn others_in_flight_are_subtracted() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    pacer.sync(t0, reading(3, 10, Some(Duration::from_secs(1)), None), 2);
+    // 4 left, 1 reserved (a tenth of 10), 2 of ours in flight: 1 for us.
+    pacer.sync(t0, reading(4, 10, Some(Duration::from_secs(1)), None), 2);
     assert_eq!(pacer.admit(t0), Ok(()));
     assert!(pacer.admit(t0).is_err());
 }
@@ -159,7 +162,8 @@ fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
         0,
     );
     assert_eq!(pacer.admit(t0), Err(Duration::from_secs(30)));
-    // A token bucket whose reset is "time until full" (1 s at 20/s) is not.
+    // A token bucket whose reset is "time until full" (1 s at 20/s) is not:
+    // the reserve of 2 and one unit are back in 150 ms.
     let mut bucket = Pacer::default();
     bucket.sync(
         t0,
@@ -171,7 +175,7 @@ fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
         ),
         0,
     );
-    assert_eq!(bucket.admit(t0), Err(ms(51)));
+    assert_eq!(bucket.admit(t0), Err(ms(151)));
 }
 
 #[test]
@@ -215,4 +219,66 @@ fn a_refusal_before_any_refill_is_seen_means_fixed_windows() {
     pacer.on_throttle(t0 + ms(300), None);
     assert_eq!(pacer.rate(), None);
     assert_eq!(pacer.admit(t0 + ms(400)), Err(ms(2600)));
+}
+
+#[test]
+fn the_last_units_are_left_for_newcomers_until_we_know_we_are_alone() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    let r = |n| reading(n, 20, Some(Duration::from_secs(1)), None);
+    pacer.sync(t0, r(20), 0);
+    // 18 go at once; the last 2 (a tenth of 20) are left.
+    for _ in 0..18 {
+        assert_eq!(pacer.admit(t0), Ok(()));
+    }
+    assert!(pacer.admit(t0).is_err());
+    // `remaining` fell by exactly what we spent: nobody else is seen…
+    pacer.sync(t0 + ms(1), r(2), 0);
+    // …but for less than a second the reserve stays.
+    pacer.sync(t0 + ms(500), r(2), 0);
+    assert!(pacer.admit(t0 + ms(500)).is_err());
+    // After a second alone it is ours.
+    pacer.sync(t0 + ms(1001), r(2), 0);
+    assert_eq!(pacer.admit(t0 + ms(1001)), Ok(()));
+    assert_eq!(pacer.admit(t0 + ms(1001)), Ok(()));
+    assert!(pacer.admit(t0 + ms(1001)).is_err());
+}
+
+#[test]
+fn others_spending_restarts_the_second_alone() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    let r = |n| reading(n, 20, Some(Duration::from_secs(1)), None);
+    pacer.sync(t0, r(20), 0);
+    assert_eq!(pacer.admit(t0), Ok(()));
+    pacer.sync(t0 + ms(1), r(19), 0); // alone so far
+    assert_eq!(pacer.admit(t0 + ms(1)), Ok(()));
+    pacer.sync(t0 + ms(900), r(6), 0); // others spent 12
+    pacer.sync(t0 + ms(1100), r(6), 0); // nobody else since
+    assert_eq!(pacer.reserve(t0 + ms(1500)), 2.0);
+    assert_eq!(pacer.reserve(t0 + ms(2100)), 0.0);
+    // No policy rate (a quota that may count in fixed windows): no reserve.
+    let mut windowed = Pacer::default();
+    windowed.sync(t0, reading(20, 20, None, Some(Duration::from_secs(60))), 0);
+    assert_eq!(windowed.reserve(t0), 0.0);
+}
+
+#[test]
+fn a_quota_filling_up_again_doubles_a_cut_share() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    let r = |n| reading(n, 20, Some(Duration::from_secs(1)), None);
+    pacer.sync(t0, r(0), 0);
+    pacer.on_throttle(t0, None); // others share it: a tenth of 20/s
+    let rate = |p: &Pacer| p.rate().unwrap_or_default();
+    assert!((rate(&pacer) - 2.0).abs() < 1e-9, "{}", rate(&pacer));
+    // Rising, but under a quarter of the limit: the others may be pausing.
+    pacer.sync(t0 + ms(500), r(4), 0);
+    assert!((rate(&pacer) - 2.0).abs() < 1e-9, "{}", rate(&pacer));
+    // Rising past a quarter: the others slowed down or left.
+    pacer.sync(t0 + ms(900), r(12), 0);
+    assert!((rate(&pacer) - 4.0).abs() < 1e-9, "{}", rate(&pacer));
+    // No longer rising: no more.
+    pacer.sync(t0 + ms(1000), r(12), 0);
+    assert!((rate(&pacer) - 4.0).abs() < 1e-9, "{}", rate(&pacer));
 }

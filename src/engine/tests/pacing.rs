@@ -26,10 +26,11 @@ fn remaining_and_policy_pace_instead_of_bursting() {
         ticket,
         t0,
         StatusCode::OK,
-        &quota(1),
+        &quota(2),
         &Attempt::new(1, true, t0),
     );
-    // One unit left: spend it, then wait one refill interval (1/10 s).
+    // One unit left beyond the reserve (a tenth of 10): spend it, then wait
+    // one refill interval (1/10 s).
     drop_settled(&engine, admit_now(&engine, &scope, t0), t0);
     let (wait, reason) = admit_wait(&engine, &scope, t0);
     assert_eq!(reason, WaitReason::Pacing);
