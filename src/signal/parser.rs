@@ -84,7 +84,7 @@ impl SignalParser {
     /// A response without any rate-limit field costs one pass over its
     /// header names and no allocation.
     pub fn parse(&self, status: StatusCode, headers: &HeaderMap, body: Option<&[u8]>) -> Signal {
-        self.parse_at(status, headers, body, SystemTime::now())
+        self.parse_with(status, headers, body, SystemTime::now)
     }
 
     /// [`parse`](Self::parse) with the local clock injected.
@@ -94,6 +94,18 @@ impl SignalParser {
         headers: &HeaderMap,
         body: Option<&[u8]>,
         now: SystemTime,
+    ) -> Signal {
+        self.parse_with(status, headers, body, || now)
+    }
+
+    /// The parse; the clock is read only when the response has something
+    /// to read (a plain response costs the scan and no clock read).
+    fn parse_with(
+        &self,
+        status: StatusCode,
+        headers: &HeaderMap,
+        body: Option<&[u8]>,
+        now: impl FnOnce() -> SystemTime,
     ) -> Signal {
         let problem = match body {
             Some(body) if self.wants_body(status, headers) => {
@@ -106,7 +118,7 @@ impl SignalParser {
             return Signal::default();
         }
         let problem = problem.unwrap_or_default();
-        let clock = Clock::new(headers, now);
+        let clock = Clock::new(headers, now());
 
         let [millis, x_ms_millis] = retry_after::millisecond_headers(&fields);
         let hint = retry_after::decide(
