@@ -60,7 +60,15 @@ pub struct Engine {
 
 struct Shared {
     config: Config,
-    scopes: Mutex<HashMap<Scope, Arc<Slot>>>,
+    scopes: Mutex<Scopes>,
+}
+
+/// Every scope's state, and the one resolved last: most clients talk to one
+/// origin, so most lookups end there with a string compare and no hashing.
+#[derive(Default)]
+struct Scopes {
+    all: HashMap<Scope, Arc<Slot>>,
+    last: Option<ScopeHandle>,
 }
 
 /// One scope's state behind its own lock, so requests to different scopes
@@ -84,7 +92,7 @@ impl fmt::Debug for Engine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Engine")
             .field("config", &self.shared.config)
-            .field("scopes", &lock(&self.shared.scopes).len())
+            .field("scopes", &lock(&self.shared.scopes).all.len())
             .finish()
     }
 }
@@ -187,7 +195,7 @@ impl Engine {
         Self {
             shared: Arc::new(Shared {
                 config,
-                scopes: Mutex::new(HashMap::new()),
+                scopes: Mutex::default(),
             }),
         }
     }
@@ -200,16 +208,27 @@ impl Engine {
     /// The state of `key`, created on first use.
     pub(crate) fn handle(&self, key: &str, now: Instant) -> ScopeHandle {
         let mut scopes = lock(&self.shared.scopes);
-        if let Some((scope, slot)) = scopes.get_key_value(key) {
-            return ScopeHandle {
+        if let Some(last) = scopes
+            .last
+            .as_ref()
+            .filter(|last| last.scope.as_str() == key)
+        {
+            return last.clone();
+        }
+        let handle = match scopes.all.get_key_value(key) {
+            Some((scope, slot)) => ScopeHandle {
                 scope: scope.clone(),
                 slot: Arc::clone(slot),
-            };
-        }
-        let scope = Scope::new(key);
-        let slot = Arc::new(Mutex::new(ScopeState::new(&self.shared.config, now)));
-        scopes.insert(scope.clone(), Arc::clone(&slot));
-        ScopeHandle { scope, slot }
+            },
+            None => {
+                let scope = Scope::new(key);
+                let slot = Arc::new(Mutex::new(ScopeState::new(&self.shared.config, now)));
+                scopes.all.insert(scope.clone(), Arc::clone(&slot));
+                ScopeHandle { scope, slot }
+            }
+        };
+        scopes.last = Some(handle.clone());
+        handle
     }
 
     /// Before a send to `scope` at `now`: go, or wait how long and why.
@@ -230,7 +249,7 @@ impl Engine {
 
     /// Records that a request to `scope` slept `waited` before a send.
     pub fn record_wait(&self, scope: &Scope, waited: Duration) {
-        let slot = lock(&self.shared.scopes).get(scope).cloned();
+        let slot = lock(&self.shared.scopes).all.get(scope).cloned();
         if let Some(slot) = slot {
             lock(&slot).record_wait(waited);
         }
@@ -273,6 +292,7 @@ impl Engine {
     /// Counters of every scope seen so far, sorted by scope.
     pub fn stats(&self) -> Vec<(Scope, ScopeStats)> {
         let slots: Vec<_> = lock(&self.shared.scopes)
+            .all
             .iter()
             .map(|(scope, slot)| (scope.clone(), Arc::clone(slot)))
             .collect();
@@ -286,7 +306,7 @@ impl Engine {
 
     /// Counters of one scope, if it has been seen.
     pub fn scope_stats(&self, scope: &Scope) -> Option<ScopeStats> {
-        let slot = lock(&self.shared.scopes).get(scope).cloned();
+        let slot = lock(&self.shared.scopes).all.get(scope).cloned();
         slot.map(|slot| lock(&slot).stats)
     }
 }
