@@ -155,11 +155,11 @@ impl Client {
         self.execute_from(req, Origin::Any)
     }
 
-    fn execute_from(
+    pub(super) fn execute_from(
         &self,
         req: reqwest::Request,
         origin: Origin,
-    ) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'static {
+    ) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'static + use<> {
         let inner = Arc::clone(&self.inner);
         async move {
             let mut transport = ClientTransport(&inner.http);

@@ -4,6 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::time::Duration;
 
+use futures_util::future::Either;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::Client;
@@ -95,11 +96,11 @@ impl RequestBuilder {
 
     /// Sends the request politely.
     pub fn send(self) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'static {
-        let client = self.client;
-        let built = self.inner.build();
-        async move {
-            let req = built.map_err(Error::builder)?;
-            client.execute_from(req, Origin::Builder).await
+        // Not an `async` block around the client's future: that would hold
+        // the built request a second time, in a bigger future.
+        match self.inner.build() {
+            Ok(req) => Either::Left(self.client.execute_from(req, Origin::Builder)),
+            Err(err) => Either::Right(std::future::ready(Err(Error::builder(err)))),
         }
     }
 }

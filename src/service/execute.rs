@@ -46,116 +46,127 @@ pub(crate) enum Origin {
 
 /// Runs `req` through the engine until a response is returned or the engine
 /// gives up.
-pub(crate) async fn execute<T: Transport>(
-    core: &Core,
-    transport: &mut T,
+///
+/// The future is kept small, since callers move it and nest it in their own:
+/// `req` is used where it was captured (an `async fn` would hold a second
+/// copy of it), and the waits, which are rare, are boxed.
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn would store `req` twice in its future"
+)]
+pub(crate) fn execute<'a, T: Transport>(
+    core: &'a Core,
+    transport: &'a mut T,
     mut req: reqwest::Request,
     origin: Origin,
-) -> Result<reqwest::Response, Error> {
-    let engine = &core.engine;
-    let config = engine.config();
-    let started = now();
-    let handle = core.scope_of(&req, started);
-    let scope = handle.scope();
-    let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
-    let mut at = started;
-    let mut progress = Progress {
-        attempts: 0,
-        waited: Duration::ZERO,
-        throttled: 0,
-    };
-    loop {
-        let ticket = loop {
-            match engine.admit_in(&handle, at) {
-                Admit::Now(ticket) => break ticket,
-                Admit::After { wait, reason } => {
-                    let attempt = Attempt::new(progress.attempts + 1, retryable, started);
-                    let refused = if wait > config.max_wait {
-                        Some(GiveUpReason::WaitTooLong { wait })
-                    } else if attempt.would_pass_deadline(config, at, wait) {
-                        Some(GiveUpReason::Deadline { wait })
-                    } else {
-                        None
-                    };
-                    if let Some(reason) = refused {
-                        tracing::debug!(%scope, ?reason, ?wait, "courteous: giving up before sending");
-                        return Err(Error::gave_up(reason, progress.attempts));
-                    }
-                    tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
-                    sleep(core, &handle, wait, &mut progress).await;
-                    at = now();
-                }
-            }
+) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'a {
+    async move {
+        let engine = &core.engine;
+        let config = engine.config();
+        let started = now();
+        let handle = core.scope_of(&req, started);
+        let scope = handle.scope();
+        let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
+        let mut at = started;
+        let mut progress = Progress {
+            attempts: 0,
+            waited: Duration::ZERO,
+            throttled: 0,
         };
-        progress.attempts += 1;
-        let attempt = Attempt::new(progress.attempts, retryable, started);
-        let backup = if retryable && progress.attempts < config.max_attempts {
-            match origin {
-                Origin::Builder => classify::replay_copy(&req),
-                Origin::Any => req.try_clone(),
-            }
-        } else {
-            None
-        };
-        let result = transport.send(req).await;
-        let received = now();
-        match result {
-            Ok(resp) => {
-                let status = resp.status();
-                let (mut resp, signal) = if config.is_retry_status(status) {
-                    progress.throttled += 1;
-                    // Boxed: the slow path's state stays out of every request's future.
-                    Box::pin(body::read_signal(resp, &core.settings.parser)).await
-                } else {
-                    let signal = core.settings.parser.parse(status, resp.headers(), None);
-                    (resp, signal)
-                };
-                let verdict = engine.on_response(ticket, received, status, &signal, &attempt);
-                match verdict {
-                    Verdict::Retry { after, reason } => match backup {
-                        Some(next) => {
-                            tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, ?signal, "courteous: retrying");
-                            drop(resp);
-                            sleep(core, &handle, after, &mut progress).await;
-                            at = now();
-                            req = next;
-                        }
-                        None => return Ok(finish(resp, scope, &progress, signal)),
-                    },
-                    Verdict::Return | Verdict::GiveUp(GiveUpReason::NotRetryable) => {
-                        return Ok(finish(resp, scope, &progress, signal));
-                    }
-                    Verdict::GiveUp(reason) => {
-                        tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?signal, "courteous: giving up");
-                        let hint = signal.retry_after().map(|h| h.delay());
-                        let report = report(scope, &progress, signal);
-                        resp.extensions_mut().insert(report);
-                        return match config.give_up {
-                            GiveUpMode::Response => Ok(resp),
-                            _ => Err(Error::gave_up(reason, progress.attempts)
-                                .with_retry_after(hint)
-                                .with_response(resp)),
+        loop {
+            let ticket = loop {
+                match engine.admit_in(&handle, at) {
+                    Admit::Now(ticket) => break ticket,
+                    Admit::After { wait, reason } => {
+                        let attempt = Attempt::new(progress.attempts + 1, retryable, started);
+                        let refused = if wait > config.max_wait {
+                            Some(GiveUpReason::WaitTooLong { wait })
+                        } else if attempt.would_pass_deadline(config, at, wait) {
+                            Some(GiveUpReason::Deadline { wait })
+                        } else {
+                            None
                         };
-                    }
-                }
-            }
-            Err(err) => {
-                let err: BoxError = err.into();
-                let transient = classify::is_transient(&*err);
-                let verdict = engine.on_transport_error(ticket, received, transient, &attempt);
-                match (verdict, backup) {
-                    (Verdict::Retry { after, reason }, Some(next)) => {
-                        tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, error = %err, "courteous: retrying");
-                        sleep(core, &handle, after, &mut progress).await;
+                        if let Some(reason) = refused {
+                            tracing::debug!(%scope, ?reason, ?wait, "courteous: giving up before sending");
+                            return Err(Error::gave_up(reason, progress.attempts));
+                        }
+                        tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
+                        Box::pin(sleep(core, &handle, wait, &mut progress)).await;
                         at = now();
-                        req = next;
-                    }
-                    (verdict, _) => {
-                        tracing::debug!(%scope, attempt = progress.attempts, ?verdict, error = %err, "courteous: returning the error");
-                        return Err(Error::request(err, progress.attempts));
                     }
                 }
-            }
+            };
+            progress.attempts += 1;
+            let attempt = Attempt::new(progress.attempts, retryable, started);
+            let backup = if retryable && progress.attempts < config.max_attempts {
+                match origin {
+                    Origin::Builder => classify::replay_copy(&req),
+                    Origin::Any => req.try_clone(),
+                }
+            } else {
+                None
+            };
+            let result = transport.send(req).await;
+            let received = now();
+            // Decided in the match, slept after it: nothing of the answer
+            // (response, signal, error) is held while waiting.
+            let after = match result {
+                Ok(resp) => {
+                    let status = resp.status();
+                    let (mut resp, signal) = if config.is_retry_status(status) {
+                        progress.throttled += 1;
+                        // Boxed: the slow path's state stays out of every request's future.
+                        Box::pin(body::read_signal(resp, &core.settings.parser)).await
+                    } else {
+                        let signal = core.settings.parser.parse(status, resp.headers(), None);
+                        (resp, signal)
+                    };
+                    let verdict = engine.on_response(ticket, received, status, &signal, &attempt);
+                    match verdict {
+                        Verdict::Retry { after, reason } => match backup {
+                            Some(next) => {
+                                tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, ?signal, "courteous: retrying");
+                                req = next;
+                                after
+                            }
+                            None => return Ok(finish(resp, scope, &progress, signal)),
+                        },
+                        Verdict::Return | Verdict::GiveUp(GiveUpReason::NotRetryable) => {
+                            return Ok(finish(resp, scope, &progress, signal));
+                        }
+                        Verdict::GiveUp(reason) => {
+                            tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?signal, "courteous: giving up");
+                            let hint = signal.retry_after().map(|h| h.delay());
+                            let report = report(scope, &progress, signal);
+                            resp.extensions_mut().insert(report);
+                            return match config.give_up {
+                                GiveUpMode::Response => Ok(resp),
+                                _ => Err(Error::gave_up(reason, progress.attempts)
+                                    .with_retry_after(hint)
+                                    .with_response(resp)),
+                            };
+                        }
+                    }
+                }
+                Err(err) => {
+                    let err: BoxError = err.into();
+                    let transient = classify::is_transient(&*err);
+                    let verdict = engine.on_transport_error(ticket, received, transient, &attempt);
+                    match (verdict, backup) {
+                        (Verdict::Retry { after, reason }, Some(next)) => {
+                            tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, error = %err, "courteous: retrying");
+                            req = next;
+                            after
+                        }
+                        (verdict, _) => {
+                            tracing::debug!(%scope, attempt = progress.attempts, ?verdict, error = %err, "courteous: returning the error");
+                            return Err(Error::request(err, progress.attempts));
+                        }
+                    }
+                }
+            };
+            Box::pin(sleep(core, &handle, after, &mut progress)).await;
+            at = now();
         }
     }
 }
