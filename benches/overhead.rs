@@ -69,28 +69,21 @@ fn bench(c: &mut Criterion) {
     let url: reqwest::Url = "http://127.0.0.1:8080/items?page=1".parse().unwrap();
     let mut group = c.benchmark_group("per request");
 
-    let mut bare = tower::service_fn(plain as Canned);
-    assert_eq!(once(&mut bare, &url), StatusCode::OK);
-    group.bench_function("bare service_fn, plain 200", |b| {
-        b.iter(|| once(&mut bare, black_box(&url)))
-    });
-
-    let mut wrapped = CourteousLayer::new().layer(tower::service_fn(plain as Canned));
-    assert_eq!(once(&mut wrapped, &url), StatusCode::OK);
-    group.bench_function("courteous layer, plain 200", |b| {
-        b.iter(|| once(&mut wrapped, black_box(&url)))
-    });
-
-    let mut bare = tower::service_fn(with_quota as Canned);
-    group.bench_function("bare service_fn, 200 with X-RateLimit", |b| {
-        b.iter(|| once(&mut bare, black_box(&url)))
-    });
-
-    let mut wrapped = CourteousLayer::new().layer(tower::service_fn(with_quota as Canned));
-    assert_eq!(once(&mut wrapped, &url), StatusCode::OK);
-    group.bench_function("courteous layer, 200 with X-RateLimit", |b| {
-        b.iter(|| once(&mut wrapped, black_box(&url)))
-    });
+    for (transport, response) in [
+        (plain as Canned, "plain 200"),
+        (with_quota as Canned, "200 with X-RateLimit"),
+    ] {
+        let mut bare = tower::service_fn(transport);
+        assert_eq!(once(&mut bare, &url), StatusCode::OK);
+        group.bench_function(format!("bare service_fn, {response}"), |b| {
+            b.iter(|| once(&mut bare, black_box(&url)))
+        });
+        let mut wrapped = CourteousLayer::new().layer(tower::service_fn(transport));
+        assert_eq!(once(&mut wrapped, &url), StatusCode::OK);
+        group.bench_function(format!("courteous layer, {response}"), |b| {
+            b.iter(|| once(&mut wrapped, black_box(&url)))
+        });
+    }
     group.finish();
 }
 

@@ -221,11 +221,15 @@ fn a_refusal_before_any_refill_is_seen_means_fixed_windows() {
     assert_eq!(pacer.admit(t0 + ms(400)), Err(ms(2600)));
 }
 
+/// `remaining` of a policy of 20 per second.
+fn r(remaining: u64) -> QuotaReading {
+    reading(remaining, 20, Some(Duration::from_secs(1)), None)
+}
+
 #[test]
 fn the_last_units_are_left_for_newcomers_until_we_know_we_are_alone() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    let r = |n| reading(n, 20, Some(Duration::from_secs(1)), None);
     pacer.sync(t0, r(20), 0);
     // 18 go at once; the last 2 (a tenth of 20) are left.
     for _ in 0..18 {
@@ -248,7 +252,6 @@ fn the_last_units_are_left_for_newcomers_until_we_know_we_are_alone() {
 fn others_spending_restarts_the_second_alone() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    let r = |n| reading(n, 20, Some(Duration::from_secs(1)), None);
     pacer.sync(t0, r(20), 0);
     assert_eq!(pacer.admit(t0), Ok(()));
     pacer.sync(t0 + ms(1), r(19), 0); // alone so far
@@ -267,7 +270,6 @@ fn others_spending_restarts_the_second_alone() {
 fn a_quota_filling_up_again_doubles_a_cut_share() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    let r = |n| reading(n, 20, Some(Duration::from_secs(1)), None);
     pacer.sync(t0, r(0), 0);
     pacer.on_throttle(t0, None); // others share it: a tenth of 20/s
     let rate = |p: &Pacer| p.rate().unwrap_or_default();
