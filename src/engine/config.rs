@@ -155,6 +155,14 @@ impl Config {
 
     /// Pace before a 429 from the quota the server reports (`true`), or only
     /// honour hints after one (`false`, "Retry-After only").
+    ///
+    /// Pacing mirrors the quota: it spends what `remaining` reports and
+    /// refills at the policy rate (`limit / window`), learns a rate from
+    /// refusals when no policy is given, and takes only its share when
+    /// `remaining` shows other clients spending the same quota. Until a
+    /// second of readings shows nobody else spending, it leaves the last 2
+    /// units of a continuously refilled quota (at most a tenth of its limit)
+    /// for a newcomer's first request.
     pub fn pacing(mut self, enabled: bool) -> Self {
         self.pacing = enabled;
         self

@@ -47,9 +47,10 @@
 //!    to [`RESERVE`] units only (at most a tenth of the limit), until one
 //!    second of `remaining` showing nobody else spending says the client is
 //!    alone; then the reserve is spent too. That costs a lone client nothing
-//!    but the wait for that second (the reserve refills meanwhile), and it
-//!    halves what a herd of ten processes started one after another wastes
-//!    (simulated: 12 refused of 112 → 7 of 107).
+//!    but the wait for that second (the reserve refills meanwhile). With the
+//!    doubling above, it took the comparison's herd of ten processes from
+//!    109 requests for 100 successes and 88 % of the quota to 102–106 and
+//!    88–96 % (92 % median) over 12 runs.
 //!
 //! 5. **Probing, then observed refills**, for a quota without a window
 //!    (`X-RateLimit-Limit/Remaining/Reset`): nothing says whether the server
