@@ -42,6 +42,7 @@ pub(crate) async fn compare(args: &Args, concurrency: u64) -> Result<f64, String
     let measured = paired(args, &bare, &wrapped, &url, concurrency).await?;
     let noise = paired(args, &bare, &control, &url, concurrency).await?;
     let mut ratio = measured.median_ratio;
+    let mut judged_on = "median ratio";
     if concurrency == 1 {
         let pairs = args.runs as u64 * args.requests / 2;
         let turns = interleaved(&bare, &wrapped, &url, pairs).await?;
@@ -52,6 +53,7 @@ pub(crate) async fn compare(args: &Args, concurrency: u64) -> Result<f64, String
             turns.ratio, turns.b_median_us, turns.a_median_us, turns_noise.ratio
         );
         ratio = turns.ratio;
+        judged_on = "taking turns";
     }
     let verdict = if ratio >= THROUGHPUT_MIN_RATIO {
         "ok"
@@ -59,10 +61,11 @@ pub(crate) async fn compare(args: &Args, concurrency: u64) -> Result<f64, String
         "MISS"
     };
     println!(
-        "throughput C={concurrency} ({} pairs x {} req, no limits): wrapped/bare median ratio {ratio:.3}, \
-         best {:.0}/{:.0} req/s = {:.3}; A/A control: median {:.3}, best {:.3}  {verdict}",
+        "throughput C={concurrency} ({} pairs x {} req, no limits): wrapped/bare median ratio {:.3}, \
+         best {:.0}/{:.0} req/s = {:.3}; A/A control: median {:.3}, best {:.3}  {verdict} ({judged_on}: {ratio:.3})",
         args.runs,
         args.requests,
+        measured.median_ratio,
         measured.b_best,
         measured.a_best,
         measured.best_ratio(),
