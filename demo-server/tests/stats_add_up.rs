@@ -10,7 +10,7 @@ mod common;
 use std::io::ErrorKind;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::{Reply, client, fresh_keys, get_as};
 use demo_server::redis_process::RedisServer;
@@ -76,6 +76,7 @@ fn tally(seen: &mut ClientStats, reply: &Reply) {
 /// `i % 4` on replica `(i / 4) % replicas`, so every client meets every
 /// replica. What each client saw, by client.
 async fn burst(replicas: &[RunningServer]) -> Vec<ClientStats> {
+    let started = Instant::now();
     let urls: Arc<Vec<String>> = Arc::new(replicas.iter().map(|r| r.url()).collect());
     let next = Arc::new(AtomicUsize::new(0));
     let mut workers = JoinSet::new();
@@ -98,6 +99,11 @@ async fn burst(replicas: &[RunningServer]) -> Vec<ClientStats> {
     let all = tokio::time::timeout(BURST_BOUND, workers.join_all())
         .await
         .expect("the burst ends in time");
+    eprintln!(
+        "{REQUESTS} requests, {CONCURRENCY} at a time, over {} replicas: {:.0} ms",
+        replicas.len(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
     let mut seen = vec![ClientStats::default(); CLIENTS.len()];
     for worker in all {
         for (total, part) in seen.iter_mut().zip(worker) {
