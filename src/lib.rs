@@ -41,7 +41,7 @@ mod service;
 pub mod testing;
 
 pub use client::{Client, ClientBuilder, RequestBuilder};
-pub use engine::{Backoff, Config, GiveUpMode, RetryBudget, Scope, ScopeStats};
+pub use engine::{Backoff, Config, GiveUpMode, GiveUpReason, RetryBudget, Scope, ScopeStats};
 pub use error::Error;
 #[cfg(feature = "middleware")]
 pub use middleware::CourteousMiddleware;

@@ -260,6 +260,12 @@ impl Engine {
         lock(&handle.slot).record_wait(waited);
     }
 
+    /// Records that a request to the scope gave up before sending (a wait
+    /// beyond `max_wait` or past its deadline).
+    pub(crate) fn record_give_up_in(&self, handle: &ScopeHandle) {
+        lock(&handle.slot).record_give_up_before_send();
+    }
+
     /// A response arrived at `now` for the send `ticket`: learn from its
     /// signal and decide.
     pub fn on_response(

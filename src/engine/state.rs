@@ -70,7 +70,12 @@ impl ScopeState {
 
     pub(crate) fn record_wait(&mut self, waited: Duration) {
         self.stats.waits += 1;
-        self.stats.waited += waited;
+        self.stats.waited = self.stats.waited.saturating_add(waited);
+    }
+
+    pub(crate) fn record_give_up_before_send(&mut self) {
+        self.stats.gave_up += 1;
+        self.stats.gave_up_before_send += 1;
     }
 
     fn settle(&mut self, attempt: &Attempt, now: Instant) {

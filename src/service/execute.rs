@@ -88,6 +88,7 @@ pub(crate) fn execute<'a, T: Transport>(
                         };
                         if let Some(reason) = refused {
                             tracing::debug!(%scope, ?reason, ?wait, "courteous: giving up before sending");
+                            engine.record_give_up_in(&handle);
                             return Err(Error::gave_up(reason, progress.attempts));
                         }
                         tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
@@ -129,15 +130,20 @@ pub(crate) fn execute<'a, T: Transport>(
                                 req = next;
                                 after
                             }
-                            None => return Ok(finish(resp, scope, &progress, signal)),
+                            None => {
+                                let stopped = Some(GiveUpReason::NotRetryable);
+                                return Ok(finish(resp, scope, &progress, signal, stopped));
+                            }
                         },
-                        Verdict::Return | Verdict::GiveUp(GiveUpReason::NotRetryable) => {
-                            return Ok(finish(resp, scope, &progress, signal));
+                        Verdict::Return => return Ok(finish(resp, scope, &progress, signal, None)),
+                        Verdict::GiveUp(GiveUpReason::NotRetryable) => {
+                            let stopped = Some(GiveUpReason::NotRetryable);
+                            return Ok(finish(resp, scope, &progress, signal, stopped));
                         }
                         Verdict::GiveUp(reason) => {
                             tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?signal, "courteous: giving up");
                             let hint = signal.retry_after().map(|h| h.delay());
-                            let report = report(scope, &progress, signal);
+                            let report = report(scope, &progress, signal, Some(reason));
                             resp.extensions_mut().insert(report);
                             return match config.give_up {
                                 GiveUpMode::Response => Ok(resp),
@@ -180,13 +186,19 @@ async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut
     core.engine.record_wait_in(handle, wait);
 }
 
-fn report(scope: &crate::engine::Scope, progress: &Progress, signal: Signal) -> RetryReport {
+fn report(
+    scope: &crate::engine::Scope,
+    progress: &Progress,
+    signal: Signal,
+    gave_up: Option<GiveUpReason>,
+) -> RetryReport {
     RetryReport {
         scope: scope.clone(),
         attempts: progress.attempts,
         waited: progress.waited,
         throttled: progress.throttled,
         last_signal: signal,
+        gave_up,
     }
 }
 
@@ -195,8 +207,9 @@ fn finish(
     scope: &crate::engine::Scope,
     progress: &Progress,
     signal: Signal,
+    gave_up: Option<GiveUpReason>,
 ) -> reqwest::Response {
     resp.extensions_mut()
-        .insert(report(scope, progress, signal));
+        .insert(report(scope, progress, signal, gave_up));
     resp
 }
