@@ -169,9 +169,11 @@ async fn limited(
         }
         Verdict::Rejected(d) => {
             headers::insert_rate_limit_headers(&mut out, shared.headers, policy, &d);
-            headers::insert_retry_after(&mut out, d.retry_after);
-            let body =
-                problem::too_many_requests(d.retry_after, shared.headers.has_ietf(), policy.name());
+            if shared.headers.has_hint() {
+                headers::insert_retry_after(&mut out, d.retry_after);
+            }
+            let ms = shared.headers.has_ms_hint().then_some(d.retry_after);
+            let body = problem::too_many_requests(ms, shared.headers.has_ietf(), policy.name());
             (StatusCode::TOO_MANY_REQUESTS, body)
         }
         Verdict::FailedOpen(_) => {
