@@ -44,6 +44,7 @@ pub mod identity;
 pub mod limiter;
 pub mod local_store;
 pub mod problem;
+pub mod redis_cluster;
 pub mod redis_process;
 mod server;
 pub mod stats;
