@@ -178,10 +178,10 @@ async fn a_stopped_redis_misses_the_deadline_and_an_empty_one_relearns() {
     assert_eq!(fleet.deadline(), 20 * MS, "the documented default");
     let s = scope("stop");
     go_after(fleet.reserve(&s).await.unwrap());
-    server.signal("STOP").unwrap();
+    let paused = server.pause().unwrap();
     let err = fleet.reserve(&s).await.unwrap_err();
     assert!(err.is_deadline(), "{err}");
-    server.signal("CONT").unwrap();
+    drop(paused);
     let port = server.port();
     server.kill();
     assert!(

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::identity::IdentityConfig;
 use crate::limiter::{Limiter, Verdict};
 use crate::stats::{Outcome, Stats};
-use crate::{FailMode, HeaderStyle, KeySpace, Policy, Store, headers, problem};
+use crate::{FailMode, HeaderStyle, KeySpace, Policy, Store, headers, health, problem};
 
 /// How long a client is told to wait when the limiter is down and fails closed.
 pub const UNAVAILABLE_RETRY_AFTER: Duration = Duration::from_secs(1);
@@ -214,16 +214,25 @@ async fn stats(State(state): State<AppState>, Query(query): Query<StatsQuery>) -
     }
 }
 
-async fn healthz(State(state): State<AppState>) -> Json<Value> {
-    let store = state.limiter().store();
-    let reachable = tokio::time::timeout(Limiter::DEFAULT_DEADLINE, store.ping())
-        .await
-        .is_ok_and(|r| r.is_ok());
-    Json(json!({
-        "status": "ok",
-        "store": store.describe(),
-        "store_reachable": reachable,
-        "algorithm": state.limiter().policy().algorithm(),
-        "fail": state.limiter().fail(),
-    }))
+/// 200 when the store answers a `PING` within the check deadline, 503 when it
+/// does not (whatever the fail mode: a fail-open replica still serves `/`).
+async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
+    let limiter = state.limiter();
+    let health = health::probe(limiter.store(), limiter.check_deadline()).await;
+    let status = if health.healthy {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    let body = json!({
+        "status": if health.healthy { "ok" } else { "unavailable" },
+        "store": health.store,
+        "store_reachable": health.healthy,
+        "reason": health.reason,
+        "deadline_ms": health.deadline_ms,
+        "latency_ms": health.latency_ms,
+        "algorithm": limiter.policy().algorithm(),
+        "fail": limiter.fail(),
+    });
+    (status, Json(body))
 }

@@ -40,6 +40,7 @@ mod config;
 mod decision;
 mod error;
 pub mod headers;
+pub mod health;
 pub mod identity;
 pub mod limiter;
 pub mod local_store;

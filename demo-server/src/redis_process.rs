@@ -1,6 +1,7 @@
 //! A throw-away `redis-server` child on a free loopback port, for tests, the
 //! bench and the comparison. It saves nothing to disk, and dropping the guard
-//! kills this child (by its own PID) and reaps it.
+//! kills this child (by its own PID) and reaps it. [`RedisServer::pause`]
+//! freezes it (`SIGSTOP`) for fault tests and resumes it when the guard drops.
 
 use std::fmt;
 use std::io::{Read, Write};
@@ -134,19 +135,29 @@ impl RedisServer {
         self.child.id()
     }
 
-    /// Send `signal` (`STOP`, `CONT`) to this child, by its own PID.
-    pub fn signal(&self, signal: &str) -> std::io::Result<()> {
-        let status = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(self.child.id().to_string())
-            .status()?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(std::io::Error::other(format!(
-                "kill -{signal} failed: {status}"
-            )))
-        }
+    /// Freeze this child with `SIGSTOP` (`kill -STOP <its pid>`): its sockets
+    /// stay open and accept bytes, but nothing is answered, like a stalled
+    /// host. The guard sends `SIGCONT` when dropped (also when a test panics),
+    /// and borrows the server so it cannot be killed while frozen.
+    pub fn pause(&self) -> Result<Paused<'_>, RedisProcessError> {
+        signal(self.pid(), "-STOP")?;
+        Ok(Paused {
+            server: self,
+            resumed: false,
+        })
+    }
+
+    /// Whether this child is stopped by a signal now (`T` in `/proc/<pid>/stat`,
+    /// so Linux only; `false` where that file cannot be read).
+    pub fn is_stopped(&self) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+            .ok()
+            .and_then(|stat| {
+                // `pid (comm) state …`: the state follows the last ')'.
+                let rest = &stat[stat.rfind(')')? + 1..];
+                rest.split_whitespace().next().map(|state| state == "T")
+            })
+            .unwrap_or(false)
     }
 
     /// Kill this child (SIGKILL) and reap it. Idempotent.
@@ -159,6 +170,45 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// A [`RedisServer`] frozen by [`RedisServer::pause`]; `SIGCONT` on drop.
+#[derive(Debug)]
+pub struct Paused<'a> {
+    server: &'a RedisServer,
+    resumed: bool,
+}
+
+impl Paused<'_> {
+    /// Send `SIGCONT` now and say whether it was delivered.
+    pub fn resume(mut self) -> Result<(), RedisProcessError> {
+        self.resumed = true;
+        signal(self.server.pid(), "-CONT")
+    }
+}
+
+impl Drop for Paused<'_> {
+    fn drop(&mut self) {
+        if !self.resumed {
+            let _ = signal(self.server.pid(), "-CONT");
+        }
+    }
+}
+
+/// `kill <signal> <pid>` for a PID this process started (no `unsafe`, no new dependency).
+fn signal(pid: u32, signal: &str) -> Result<(), RedisProcessError> {
+    let status = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| error(format!("cannot run kill {signal} {pid}: {e}")))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(error(format!("kill {signal} {pid}: {status}")))
     }
 }
 
