@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::redis_process::{RedisProcessError, RedisServer};
+use super::redis_process::{RedisProcessError, RedisServer};
 
 /// How long the cluster may take to agree on its slots.
 const READY_TIMEOUT: Duration = Duration::from_secs(20);
@@ -123,6 +123,61 @@ impl RedisCluster {
             .map(|p| format!("127.0.0.1:{p}"))
             .collect();
         format!("redis+cluster://{}", nodes.join(","))
+    }
+
+    /// Every key matching `pattern`, with the port of the node holding it
+    /// (`KEYS` asked of each master).
+    pub fn keys(&self, pattern: &str) -> Vec<(u16, String)> {
+        let Some(cli) = Self::cli() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for port in self.ports() {
+            if let Ok(o) = Command::new(&cli)
+                .args(["-p", &port.to_string(), "--raw", "KEYS", pattern])
+                .output()
+            {
+                for key in String::from_utf8_lossy(&o.stdout).lines() {
+                    if !key.is_empty() {
+                        out.push((port, key.to_owned()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The port of the master serving `slot` (from `CLUSTER SHARDS`-free
+    /// `CLUSTER SLOTS`, as `redis-cli --raw` prints it).
+    pub fn owner(&self, slot: u16) -> Option<u16> {
+        let cli = Self::cli()?;
+        let out = Command::new(cli)
+            .args([
+                "-p",
+                &self.nodes[0].port().to_string(),
+                "--raw",
+                "CLUSTER",
+                "SLOTS",
+            ])
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        // Each range prints as: start, end, ip, port, node id (then replicas).
+        let lines: Vec<&str> = text.lines().collect();
+        let mut i = 0;
+        while i + 3 < lines.len() {
+            if let (Ok(start), Ok(end), Ok(port)) = (
+                lines[i].parse::<u16>(),
+                lines[i + 1].parse::<u16>(),
+                lines[i + 3].parse::<u16>(),
+            ) && lines[i + 2].contains('.')
+                && (start..=end).contains(&slot)
+            {
+                return Some(port);
+            }
+            i += 1;
+        }
+        None
     }
 
     /// `CLUSTER KEYSLOT key`, asked of the first node.

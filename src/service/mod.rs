@@ -32,7 +32,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-pub(crate) use execute::{Origin, Transport, execute, now};
+#[cfg(feature = "redis")]
+pub(crate) use execute::now;
+pub(crate) use execute::{Origin, Transport, execute};
 pub use layer::CourteousLayer;
 
 use crate::engine::{Engine, Scope, ScopeHandle, ScopeStats};
