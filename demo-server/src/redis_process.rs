@@ -83,6 +83,12 @@ impl RedisServer {
 
     /// Start on this port (e.g. to restart an empty server where a stopped one was).
     pub fn start_on_port(port: u16) -> Result<Self, RedisProcessError> {
+        Self::start_with(port, &[])
+    }
+
+    /// Start on this port with extra `redis-server` arguments (e.g. a
+    /// cluster node's `--cluster-enabled yes`).
+    pub fn start_with(port: u16, extra: &[&str]) -> Result<Self, RedisProcessError> {
         let binary = Self::binary().ok_or(RedisProcessError {
             message: "redis-server not found on PATH".to_owned(),
             not_installed: true,
@@ -91,6 +97,7 @@ impl RedisServer {
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
             .args(["--loglevel", "warning"])
+            .args(extra)
             .arg("--dir")
             .arg(std::env::temp_dir())
             .stdin(Stdio::null())

@@ -23,7 +23,7 @@ pub(crate) trait Transport: Send {
     ) -> impl Future<Output = Result<reqwest::Response, Self::Error>> + Send;
 }
 
-fn now() -> std::time::Instant {
+pub(crate) fn now() -> std::time::Instant {
     Instant::now().into_std()
 }
 
@@ -68,6 +68,8 @@ pub(crate) fn execute<'a, T: Transport>(
         let scope = handle.scope();
         let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
         let mut at = started;
+        #[cfg(feature = "redis")]
+        let mut turn = crate::fleet::Turn::default();
         let mut progress = Progress {
             attempts: 0,
             waited: Duration::ZERO,
@@ -75,7 +77,14 @@ pub(crate) fn execute<'a, T: Transport>(
         };
         loop {
             let ticket = loop {
-                match engine.admit_in(&handle, at) {
+                #[cfg(feature = "redis")]
+                let admitted = match &core.settings.fleet {
+                    Some(fleet) => Box::pin(fleet.admit(engine, &handle, at, &mut turn)).await,
+                    None => engine.admit_in(&handle, at),
+                };
+                #[cfg(not(feature = "redis"))]
+                let admitted = engine.admit_in(&handle, at);
+                match admitted {
                     Admit::Now(ticket) => break ticket,
                     Admit::After { wait, reason } => {
                         let attempt = Attempt::new(progress.attempts + 1, retryable, started);
@@ -123,6 +132,15 @@ pub(crate) fn execute<'a, T: Transport>(
                         (resp, signal)
                     };
                     let verdict = engine.on_response(ticket, received, status, &signal, &attempt);
+                    #[cfg(feature = "redis")]
+                    if let Some(fleet) = &core.settings.fleet {
+                        let refused = config.is_retry_status(status);
+                        let pause = match &verdict {
+                            Verdict::Retry { after, .. } if refused => Some(*after),
+                            _ => signal.retry_after().map(|h| h.delay()),
+                        };
+                        Box::pin(fleet.learn(&handle, &mut turn, refused, &signal, pause)).await;
+                    }
                     match verdict {
                         Verdict::Retry { after, reason } => match backup {
                             Some(next) => {
