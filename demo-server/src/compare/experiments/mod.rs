@@ -3,6 +3,7 @@
 
 pub mod cost;
 pub mod edge;
+pub mod fleet_cost;
 pub mod herd;
 pub mod limiters;
 pub mod race;
