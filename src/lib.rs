@@ -16,6 +16,8 @@
 //!   `Service<reqwest::Request>` (`reqwest::Client` included).
 //! - `CourteousMiddleware` (feature `middleware`): a `reqwest-middleware` adapter.
 //! - [`engine`]: the pure, clock-injected decision engine under all three.
+//! - `fleet` (feature `redis`): many processes sharing one quota through
+//!   Redis, one builder call on any of the three adapters.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), courteous::Error> {
@@ -33,6 +35,8 @@ pub mod signal;
 mod client;
 pub mod engine;
 mod error;
+#[cfg(feature = "redis")]
+pub mod fleet;
 #[cfg(feature = "middleware")]
 mod middleware;
 mod report;
@@ -41,7 +45,7 @@ mod service;
 pub mod testing;
 
 pub use client::{Client, ClientBuilder, RequestBuilder};
-pub use engine::{Backoff, Config, GiveUpMode, RetryBudget, Scope, ScopeStats};
+pub use engine::{Backoff, Config, GiveUpMode, GiveUpReason, RetryBudget, Scope, ScopeStats};
 pub use error::Error;
 #[cfg(feature = "middleware")]
 pub use middleware::CourteousMiddleware;

@@ -290,6 +290,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Share pauses, learned quotas and send slots with every other process
+    /// using the same store (feature `redis`; default: none, this process
+    /// learns alone). See [`fleet`](crate::fleet).
+    #[cfg(feature = "redis")]
+    pub fn fleet(mut self, fleet: crate::fleet::RedisFleet) -> Self {
+        self.settings.fleet = Some(crate::fleet::FleetGate::new(fleet));
+        self
+    }
+
     /// The reqwest client to send with (default `reqwest::Client::new()`).
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http = Some(client);

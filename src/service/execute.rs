@@ -23,7 +23,7 @@ pub(crate) trait Transport: Send {
     ) -> impl Future<Output = Result<reqwest::Response, Self::Error>> + Send;
 }
 
-fn now() -> std::time::Instant {
+pub(crate) fn now() -> std::time::Instant {
     Instant::now().into_std()
 }
 
@@ -68,6 +68,8 @@ pub(crate) fn execute<'a, T: Transport>(
         let scope = handle.scope();
         let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
         let mut at = started;
+        #[cfg(feature = "redis")]
+        let mut turn = crate::fleet::Turn::default();
         let mut progress = Progress {
             attempts: 0,
             waited: Duration::ZERO,
@@ -75,7 +77,14 @@ pub(crate) fn execute<'a, T: Transport>(
         };
         loop {
             let ticket = loop {
-                match engine.admit_in(&handle, at) {
+                #[cfg(feature = "redis")]
+                let admitted = match &core.settings.fleet {
+                    Some(fleet) => Box::pin(fleet.admit(engine, &handle, at, &mut turn)).await,
+                    None => engine.admit_in(&handle, at),
+                };
+                #[cfg(not(feature = "redis"))]
+                let admitted = engine.admit_in(&handle, at);
+                match admitted {
                     Admit::Now(ticket) => break ticket,
                     Admit::After { wait, reason } => {
                         let attempt = Attempt::new(progress.attempts + 1, retryable, started);
@@ -88,6 +97,7 @@ pub(crate) fn execute<'a, T: Transport>(
                         };
                         if let Some(reason) = refused {
                             tracing::debug!(%scope, ?reason, ?wait, "courteous: giving up before sending");
+                            engine.record_give_up_in(&handle);
                             return Err(Error::gave_up(reason, progress.attempts));
                         }
                         tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
@@ -122,6 +132,15 @@ pub(crate) fn execute<'a, T: Transport>(
                         (resp, signal)
                     };
                     let verdict = engine.on_response(ticket, received, status, &signal, &attempt);
+                    #[cfg(feature = "redis")]
+                    if let Some(fleet) = &core.settings.fleet {
+                        let refused = config.is_retry_status(status);
+                        let pause = match &verdict {
+                            Verdict::Retry { after, .. } if refused => Some(*after),
+                            _ => signal.retry_after().map(|h| h.delay()),
+                        };
+                        Box::pin(fleet.learn(&handle, &mut turn, refused, &signal, pause)).await;
+                    }
                     match verdict {
                         Verdict::Retry { after, reason } => match backup {
                             Some(next) => {
@@ -129,15 +148,20 @@ pub(crate) fn execute<'a, T: Transport>(
                                 req = next;
                                 after
                             }
-                            None => return Ok(finish(resp, scope, &progress, signal)),
+                            None => {
+                                let stopped = Some(GiveUpReason::NotRetryable);
+                                return Ok(finish(resp, scope, &progress, signal, stopped));
+                            }
                         },
-                        Verdict::Return | Verdict::GiveUp(GiveUpReason::NotRetryable) => {
-                            return Ok(finish(resp, scope, &progress, signal));
+                        Verdict::Return => return Ok(finish(resp, scope, &progress, signal, None)),
+                        Verdict::GiveUp(GiveUpReason::NotRetryable) => {
+                            let stopped = Some(GiveUpReason::NotRetryable);
+                            return Ok(finish(resp, scope, &progress, signal, stopped));
                         }
                         Verdict::GiveUp(reason) => {
                             tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?signal, "courteous: giving up");
                             let hint = signal.retry_after().map(|h| h.delay());
-                            let report = report(scope, &progress, signal);
+                            let report = report(scope, &progress, signal, Some(reason));
                             resp.extensions_mut().insert(report);
                             return match config.give_up {
                                 GiveUpMode::Response => Ok(resp),
@@ -180,13 +204,19 @@ async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut
     core.engine.record_wait_in(handle, wait);
 }
 
-fn report(scope: &crate::engine::Scope, progress: &Progress, signal: Signal) -> RetryReport {
+fn report(
+    scope: &crate::engine::Scope,
+    progress: &Progress,
+    signal: Signal,
+    gave_up: Option<GiveUpReason>,
+) -> RetryReport {
     RetryReport {
         scope: scope.clone(),
         attempts: progress.attempts,
         waited: progress.waited,
         throttled: progress.throttled,
         last_signal: signal,
+        gave_up,
     }
 }
 
@@ -195,8 +225,9 @@ fn finish(
     scope: &crate::engine::Scope,
     progress: &Progress,
     signal: Signal,
+    gave_up: Option<GiveUpReason>,
 ) -> reqwest::Response {
     resp.extensions_mut()
-        .insert(report(scope, progress, signal));
+        .insert(report(scope, progress, signal, gave_up));
     resp
 }

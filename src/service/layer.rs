@@ -60,6 +60,16 @@ impl CourteousLayer {
         self
     }
 
+    /// Share pauses, learned quotas and send slots with every other process
+    /// using the same store (feature `redis`; default: none). A
+    /// `CourteousMiddleware` made from this layer shares it too. See
+    /// [`fleet`](crate::fleet).
+    #[cfg(feature = "redis")]
+    pub fn fleet(mut self, fleet: crate::fleet::RedisFleet) -> Self {
+        self.settings().fleet = Some(crate::fleet::FleetGate::new(fleet));
+        self
+    }
+
     /// The shared engine.
     pub fn engine(&self) -> &Engine {
         &self.core.engine

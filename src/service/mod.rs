@@ -32,6 +32,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+#[cfg(feature = "redis")]
+pub(crate) use execute::now;
 pub(crate) use execute::{Origin, Transport, execute};
 pub use layer::CourteousLayer;
 
@@ -48,15 +50,21 @@ pub(crate) struct Settings {
     pub(crate) scope_fn: Option<ScopeFn>,
     pub(crate) parser: SignalParser,
     pub(crate) idempotency_keys: bool,
+    /// The shared store of a fleet, when one was set.
+    #[cfg(feature = "redis")]
+    pub(crate) fleet: Option<crate::fleet::FleetGate>,
 }
 
 impl fmt::Debug for Settings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Settings")
+        let f = &mut f.debug_struct("Settings");
+        let f = f
             .field("scope_fn", &self.scope_fn.as_ref().map(|_| "custom"))
             .field("parser", &self.parser)
-            .field("idempotency_keys", &self.idempotency_keys)
-            .finish()
+            .field("idempotency_keys", &self.idempotency_keys);
+        #[cfg(feature = "redis")]
+        let f = f.field("fleet", &self.fleet);
+        f.finish()
     }
 }
 
