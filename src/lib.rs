@@ -16,6 +16,8 @@
 //!   `Service<reqwest::Request>` (`reqwest::Client` included).
 //! - `CourteousMiddleware` (feature `middleware`): a `reqwest-middleware` adapter.
 //! - [`engine`]: the pure, clock-injected decision engine under all three.
+//! - `fleet` (feature `redis`): many processes sharing one quota through
+//!   Redis, one builder call on any of the three adapters.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), courteous::Error> {
@@ -71,6 +73,9 @@ pub mod classify;
 mod client;
 pub mod engine;
 mod error;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub mod fleet;
 pub mod hooks;
 #[cfg(feature = "middleware")]
 mod middleware;
@@ -83,7 +88,7 @@ mod setup;
 pub mod testing;
 
 pub use client::{Client, ClientBuilder, RequestBuilder};
-pub use engine::{Backoff, Config, GiveUpMode, RetryBudget, Scope, ScopeStats};
+pub use engine::{Backoff, Config, GiveUpMode, GiveUpReason, RetryBudget, Scope, ScopeStats};
 pub use error::Error;
 #[cfg(feature = "middleware")]
 #[cfg_attr(docsrs, doc(cfg(feature = "middleware")))]

@@ -126,6 +126,16 @@ macro_rules! courtesy_setters {
             self.settings_mut().on_retry = Some(::std::sync::Arc::new(hook));
             self
         }
+
+        /// Share pauses, learned quotas and send slots with every other
+        /// process using the same store (feature `redis`; default: none,
+        /// this process learns alone). See [`fleet`](crate::fleet).
+        #[cfg(feature = "redis")]
+        #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+        pub fn fleet(mut self, fleet: $crate::fleet::RedisFleet) -> Self {
+            self.settings_mut().fleet = Some($crate::fleet::FleetGate::new(fleet));
+            self
+        }
     };
 }
 

@@ -51,7 +51,8 @@ pub struct Latency {
 }
 
 impl Latency {
-    fn of(mut samples: Vec<Duration>) -> Self {
+    /// p50 and p99 of `samples`.
+    pub fn of(mut samples: Vec<Duration>) -> Self {
         samples.sort_unstable();
         let at = |q: f64| {
             let i = ((samples.len() as f64 * q).ceil() as usize).clamp(1, samples.len().max(1)) - 1;

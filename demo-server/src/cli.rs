@@ -53,7 +53,8 @@ pub struct ServeArgs {
     /// Listen address.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
-    /// Redis URL; without it (and without REDIS_URL) the embedded store is used.
+    /// Redis URL (`redis://host:port`), or a Redis Cluster (`redis+cluster://host:port,host:port…`
+    /// or a comma-separated list of nodes); without it (and without REDIS_URL) the embedded store is used.
     #[arg(long, env = "REDIS_URL")]
     pub redis: Option<String>,
     /// What to do when the store fails or misses the deadline.

@@ -84,6 +84,11 @@ impl Limiter {
         self.fail
     }
 
+    /// The per-check deadline (also the deadline of the `/healthz` probe).
+    pub fn check_deadline(&self) -> Duration {
+        self.deadline
+    }
+
     /// Check one request for the client state under `key`.
     pub async fn check(&self, key: &str) -> Verdict {
         match self.try_check(key).await {

@@ -97,6 +97,20 @@ pub struct Report {
     pub errors: u64,
     /// Wall time of the load loop.
     pub elapsed_ms: u64,
+    /// The fleet store's calls, when `--fleet-redis` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetCalls>,
+}
+
+/// What a process's fleet store calls came to.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FleetCalls {
+    /// Calls made.
+    pub calls: u64,
+    /// Calls that missed their deadline.
+    pub missed_deadline: u64,
+    /// Calls Redis refused or dropped.
+    pub errors: u64,
 }
 
 impl Report {
@@ -109,6 +123,7 @@ impl Report {
             throttled: tally.throttled,
             errors: tally.errors,
             elapsed_ms: u64::try_from(tally.elapsed.as_millis()).unwrap_or(u64::MAX),
+            fleet: None,
         }
     }
 

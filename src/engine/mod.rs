@@ -49,6 +49,8 @@ pub use stats::ScopeStats;
 
 use crate::signal::Signal;
 use state::ScopeState;
+#[cfg(feature = "redis")]
+pub(crate) use state::pacing_quota;
 
 /// Shared per-scope rate-limit state and the rules applied to it.
 ///
@@ -279,7 +281,18 @@ impl Engine {
 
     /// [`admit`](Self::admit) with the scope already resolved.
     pub(crate) fn admit_in(&self, handle: &ScopeHandle, now: Instant) -> Admit {
-        let decision = lock(&handle.slot).admit(&self.shared.config, now);
+        self.admit_with(handle, now, true)
+    }
+
+    /// [`admit_in`](Self::admit_in) without local pacing: the pause still
+    /// holds, but the pace was set by a shared store.
+    #[cfg(feature = "redis")]
+    pub(crate) fn admit_unpaced_in(&self, handle: &ScopeHandle, now: Instant) -> Admit {
+        self.admit_with(handle, now, false)
+    }
+
+    fn admit_with(&self, handle: &ScopeHandle, now: Instant, pace: bool) -> Admit {
+        let decision = lock(&handle.slot).admit(&self.shared.config, now, pace);
         state::admission(decision, |seq| InFlight {
             slot: Arc::clone(&handle.slot),
             scope: handle.scope.clone(),
@@ -299,6 +312,12 @@ impl Engine {
     /// [`record_wait`](Self::record_wait) with the scope already resolved.
     pub(crate) fn record_wait_in(&self, handle: &ScopeHandle, waited: Duration) {
         lock(&handle.slot).record_wait(waited);
+    }
+
+    /// Records that a request to the scope gave up before sending (a wait
+    /// beyond `max_wait` or past its deadline).
+    pub(crate) fn record_give_up_in(&self, handle: &ScopeHandle) {
+        lock(&handle.slot).record_give_up_before_send();
     }
 
     /// A response arrived at `now` for the send `ticket`: learn from its

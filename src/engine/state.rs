@@ -39,11 +39,13 @@ impl ScopeState {
         }
     }
 
-    /// Go now (returns the send's sequence number) or wait.
+    /// Go now (returns the send's sequence number) or wait. `pace: false`
+    /// skips local pacing (a shared store paced the send already).
     pub(crate) fn admit(
         &mut self,
         config: &Config,
         now: Instant,
+        pace: bool,
     ) -> Result<u64, (Duration, WaitReason)> {
         if let Some(until) = self.pause_until {
             if until > now {
@@ -51,7 +53,7 @@ impl ScopeState {
             }
             self.pause_until = None;
         }
-        if config.pacing {
+        if config.pacing && pace {
             self.pacer
                 .admit(now)
                 .map_err(|wait| (wait, WaitReason::Pacing))?;
@@ -70,7 +72,12 @@ impl ScopeState {
 
     pub(crate) fn record_wait(&mut self, waited: Duration) {
         self.stats.waits += 1;
-        self.stats.waited += waited;
+        self.stats.waited = self.stats.waited.saturating_add(waited);
+    }
+
+    pub(crate) fn record_give_up_before_send(&mut self) {
+        self.stats.gave_up += 1;
+        self.stats.gave_up_before_send += 1;
     }
 
     fn settle(&mut self, attempt: &Attempt, now: Instant) {
@@ -220,7 +227,7 @@ impl ScopeState {
 /// it (a server sending IETF fields *and* `X-RateLimit-*`), the one among
 /// equally binding policies that states its window, so the rate is known
 /// (the longest reset among those, as the binding rule prefers).
-fn pacing_quota(signal: &Signal) -> Option<&Quota> {
+pub(crate) fn pacing_quota(signal: &Signal) -> Option<&Quota> {
     let binding = signal.quota()?;
     if binding.window().is_some() {
         return Some(binding);

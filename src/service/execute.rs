@@ -27,7 +27,7 @@ pub(crate) trait Transport: Send {
     ) -> impl Future<Output = Result<reqwest::Response, Self::Error>> + Send;
 }
 
-fn now() -> std::time::Instant {
+pub(crate) fn now() -> std::time::Instant {
     Instant::now().into_std()
 }
 
@@ -87,6 +87,8 @@ pub(crate) fn execute<'a, T: Transport>(
         let scope = handle.scope();
         let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
         let mut at = started;
+        #[cfg(feature = "redis")]
+        let mut turn = crate::fleet::Turn::default();
         let mut progress = Progress {
             attempts: 0,
             waited: Duration::ZERO,
@@ -94,7 +96,14 @@ pub(crate) fn execute<'a, T: Transport>(
         };
         loop {
             let ticket = loop {
-                match engine.admit_in(&handle, at) {
+                #[cfg(feature = "redis")]
+                let admitted = match &core.settings.fleet {
+                    Some(fleet) => Box::pin(fleet.admit(engine, &handle, at, &mut turn)).await,
+                    None => engine.admit_in(&handle, at),
+                };
+                #[cfg(not(feature = "redis"))]
+                let admitted = engine.admit_in(&handle, at);
+                match admitted {
                     Admit::Now(ticket) => break ticket,
                     Admit::After { wait, reason } => {
                         let attempt =
@@ -108,6 +117,7 @@ pub(crate) fn execute<'a, T: Transport>(
                         };
                         if let Some(reason) = refused {
                             tracing::debug!(%scope, ?reason, ?wait, "courteous: giving up before sending");
+                            engine.record_give_up_in(&handle);
                             return Err(Error::gave_up(reason, progress.attempts));
                         }
                         tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
@@ -171,8 +181,17 @@ pub(crate) fn execute<'a, T: Transport>(
                     }
                     let verdict =
                         engine.on_classified(ticket, received, status, class, &signal, &attempt);
+                    #[cfg(feature = "redis")]
+                    if let Some(fleet) = &core.settings.fleet {
+                        let refused = matches!(class, ResponseClass::Throttled { .. });
+                        let pause = match &verdict {
+                            Verdict::Retry { after, .. } if refused => Some(*after),
+                            _ => hint,
+                        };
+                        Box::pin(fleet.learn(&handle, &mut turn, refused, &signal, pause)).await;
+                    }
                     match verdict {
-                        Verdict::Return => return Ok(finish(resp, scope, &progress, signal)),
+                        Verdict::Return => return Ok(finish(resp, scope, &progress, signal, None)),
                         Verdict::Retry { after, reason } => match backup {
                             Some(next) => {
                                 tracing::debug!(
@@ -277,7 +296,7 @@ fn give_up(
         "courteous: giving up"
     );
     resp.extensions_mut()
-        .insert(report(scope, progress, signal));
+        .insert(report(scope, progress, signal, Some(reason)));
     match config.give_up {
         GiveUpMode::Response => Ok(resp),
         _ => Err(Error::gave_up(reason, progress.attempts)
@@ -301,13 +320,19 @@ async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut
     core.engine.record_wait_in(handle, wait);
 }
 
-fn report(scope: &crate::engine::Scope, progress: &Progress, signal: Signal) -> RetryReport {
+fn report(
+    scope: &crate::engine::Scope,
+    progress: &Progress,
+    signal: Signal,
+    gave_up: Option<GiveUpReason>,
+) -> RetryReport {
     RetryReport {
         scope: scope.clone(),
         attempts: progress.attempts,
         waited: progress.waited,
         throttled: progress.throttled,
         last_signal: signal,
+        gave_up,
     }
 }
 
@@ -316,8 +341,9 @@ fn finish(
     scope: &crate::engine::Scope,
     progress: &Progress,
     signal: Signal,
+    gave_up: Option<GiveUpReason>,
 ) -> reqwest::Response {
     resp.extensions_mut()
-        .insert(report(scope, progress, signal));
+        .insert(report(scope, progress, signal, gave_up));
     resp
 }

@@ -32,6 +32,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+#[cfg(feature = "redis")]
+pub(crate) use execute::now;
 pub(crate) use execute::{Origin, Transport, execute};
 pub use layer::CourteousLayer;
 
@@ -52,17 +54,23 @@ pub(crate) struct Settings {
     pub(crate) idempotency_keys: bool,
     pub(crate) classifier: Option<SharedClassifier>,
     pub(crate) on_retry: Option<OnRetry>,
+    /// The shared store of a fleet, when one was set.
+    #[cfg(feature = "redis")]
+    pub(crate) fleet: Option<crate::fleet::FleetGate>,
 }
 
 impl fmt::Debug for Settings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Settings")
+        let f = &mut f.debug_struct("Settings");
+        let f = f
             .field("scope_fn", &self.scope_fn.as_ref().map(|_| "custom"))
             .field("parser", &self.parser)
             .field("idempotency_keys", &self.idempotency_keys)
             .field("classifier", &crate::classify::Debuggable(&self.classifier))
-            .field("on_retry", &self.on_retry.as_ref().map(|_| "set"))
-            .finish()
+            .field("on_retry", &self.on_retry.as_ref().map(|_| "set"));
+        #[cfg(feature = "redis")]
+        let f = f.field("fleet", &self.fleet);
+        f.finish()
     }
 }
 

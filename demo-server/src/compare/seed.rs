@@ -28,7 +28,8 @@ pub fn waste(kind: ClientKind) -> Option<(u64, f64)> {
     match kind {
         ClientKind::Naive => Some((52_853, 4.00)),
         ClientKind::FixedDelay => Some((175, 4.05)),
-        ClientKind::RetryAfterOnly => Some((104, 4.04)),
+        ClientKind::RetryAfterSeconds => Some((104, 4.04)),
+        ClientKind::RetryAfterOnly => None,
         ClientKind::Courteous => None,
     }
 }

@@ -112,6 +112,7 @@ pub async fn run(lab: &Lab) -> Result<Vec<WasteRow>, CompareError> {
                 successes: SUCCESSES,
                 concurrency: setup.concurrency,
                 client_id: client_id.clone(),
+                extra_args: Vec::new(),
             };
             let (report, error) = match lab.examples.binary(kind.example()) {
                 None => (
