@@ -18,7 +18,7 @@ use super::CompareError;
 /// client bounds itself at 60 s; the others need about 4 s.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(45);
 
-/// The four clients of the seed's wasted-requests experiment (and ours).
+/// The four clients of the original experiment's wasted-requests experiment (and ours).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClientKind {

@@ -1,4 +1,4 @@
-//! `demo-server compare`: the seed's experiments (seeds/000, signals.md §5)
+//! `demo-server compare`: the original experiment's experiments (docs/background.md)
 //! in one command, with the example clients as separate processes, and an
 //! SVG timeline of what each client cost the server.
 //!
@@ -63,7 +63,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub skip_build: bool,
     /// Header dialect of the replicas (default: every dialect at once, the
-    /// demo server's default; the seed's server spoke `ietf-legacy`).
+    /// demo server's default; the original experiment's server spoke `ietf-legacy`).
     #[arg(long, value_enum, default_value_t = HeaderStyle::All)]
     pub headers: HeaderStyle,
     /// Run the limiters experiment on the whole matrix: token bucket, both

@@ -1,4 +1,4 @@
-//! The five experiments of the seed (seeds/000 §"Đo thật"), each on fresh
+//! The five experiments of the original write-up (docs/background.md), each on fresh
 //! keys and fresh client ids so runs never share a quota.
 
 pub mod cost;
