@@ -86,6 +86,8 @@ use std::time::{Duration, Instant};
 
 mod refill;
 
+use super::time::{later, wait_from_secs};
+
 use refill::{Reading, Refill};
 
 /// Tolerance on token arithmetic (float rounding at slot boundaries).
@@ -241,9 +243,11 @@ impl Pacer {
                     } else {
                         (1.0 + SAFETY - at_reset) / rate
                     };
-                    Err(reset.saturating_duration_since(now) + Duration::from_secs_f64(extra))
+                    Err(reset
+                        .saturating_duration_since(now)
+                        .saturating_add(wait_from_secs(extra)))
                 } else {
-                    Err(Duration::from_secs_f64((1.0 + SAFETY - available) / rate))
+                    Err(wait_from_secs((1.0 + SAFETY - available) / rate))
                 }
             }
             None => match est.reset_at {
@@ -301,13 +305,13 @@ impl Pacer {
             Some(current) => current.clamp(low, high),
             None => low,
         };
-        let reset_at = reading.reset.map(|d| now + d);
+        let reset_at = reading.reset.map(|d| later(now, d));
         let barrier = match (self.rate(), reading.reset) {
             _ if matches!(self.refill, Refill::Continuous { .. }) => false,
             (Some(_), Some(_)) if tokens < 1.0 && self.refill == Refill::Windowed => true,
             (Some(rate), Some(reset)) if tokens < 1.0 => {
-                let next_unit = Duration::from_secs_f64((1.0 - tokens) / rate);
-                reset > next_unit + ROUNDING
+                let next_unit = wait_from_secs((1.0 - tokens) / rate);
+                reset > next_unit.saturating_add(ROUNDING)
             }
             _ => false,
         };
@@ -343,7 +347,7 @@ impl Pacer {
         if theirs == 0 && before > 0 {
             self.alone_since.get_or_insert(now);
         }
-        let filling = remaining >= before + 2;
+        let filling = remaining >= before.saturating_add(2);
         let quarter_full = self
             .policy_capacity
             .is_some_and(|limit| remaining as f64 >= limit / 4.0);
@@ -404,7 +408,7 @@ impl Pacer {
             let share = self.share.unwrap_or(1.0);
             self.share = Some((share * SHARE_DECREASE).max(MIN_SHARE));
         }
-        let next_unit_at = now + hint.unwrap_or(Duration::ZERO);
+        let next_unit_at = later(now, hint.unwrap_or(Duration::ZERO));
         let successes = std::mem::take(&mut self.successes_since_throttle);
         match self.anchor.as_mut() {
             Some(anchor)
