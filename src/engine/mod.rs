@@ -351,6 +351,12 @@ impl Engine {
         all
     }
 
+    /// How many scopes the engine holds state for now (idle ones are
+    /// dropped: see [`Config::evict_idle_scopes`]).
+    pub fn scope_count(&self) -> usize {
+        lock(&self.shared.scopes).all.len()
+    }
+
     /// Counters of one scope, if it has been seen.
     pub fn scope_stats(&self, scope: &Scope) -> Option<ScopeStats> {
         let slot = lock(&self.shared.scopes).all.get(scope).cloned();

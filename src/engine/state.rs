@@ -168,7 +168,9 @@ impl ScopeState {
             return Verdict::Return;
         }
         self.stats.throttled += 1;
-        let hint = signal.retry_after().map(|h| h.delay().min(MAX_SERVER_WAIT));
+        // Clamped for the arithmetic; a give-up still reports what was asked.
+        let asked = signal.retry_after().map(|h| h.delay());
+        let hint = asked.map(|h| h.min(MAX_SERVER_WAIT));
         self.pacer.on_throttle(now, hint);
         // A hint is a floor: refused again after waiting what the server
         // said (or told nothing, zero, a past date), back off as without one.
@@ -191,7 +193,7 @@ impl ScopeState {
         let wait = self
             .pause_until
             .map_or(Duration::ZERO, |p| p.saturating_duration_since(now));
-        if let Some(h) = hint.filter(|h| *h > config.max_wait) {
+        if let Some(h) = asked.filter(|h| *h > config.max_wait) {
             return self.give_up(GiveUpReason::WaitTooLong { wait: h });
         }
         let reason = RetryReason::Throttled { status, hint };

@@ -8,6 +8,7 @@ use http::StatusCode;
 use super::*;
 use crate::signal::{HintSource, Quota, QuotaSource, RetryHint, Signal};
 
+mod eviction;
 mod hostile;
 mod pacing;
 mod sim;
