@@ -40,10 +40,12 @@ mod config;
 mod decision;
 mod error;
 pub mod headers;
+pub mod health;
 pub mod identity;
 pub mod limiter;
 pub mod local_store;
 pub mod problem;
+pub mod redis_cluster;
 pub mod redis_process;
 mod server;
 pub mod stats;
@@ -54,7 +56,7 @@ pub use config::{Algorithm, ConfigError, FailMode, HeaderStyle, KeySpace, Policy
 pub use decision::Decision;
 pub use error::StoreError;
 pub use server::{RunningServer, serve, spawn, spawn_on};
-pub use store::{MemoryStore, RedisStore, Store};
+pub use store::{MemoryStore, RedisConnection, RedisStore, Store};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

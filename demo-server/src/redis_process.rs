@@ -1,6 +1,7 @@
 //! A throw-away `redis-server` child on a free loopback port, for tests, the
 //! bench and the comparison. It saves nothing to disk, and dropping the guard
-//! kills this child (by its own PID) and reaps it.
+//! kills this child (by its own PID) and reaps it. [`RedisServer::pause`]
+//! freezes it (`SIGSTOP`) for fault tests and resumes it when the guard drops.
 
 use std::fmt;
 use std::io::{Read, Write};
@@ -82,6 +83,12 @@ impl RedisServer {
 
     /// Start on this port (e.g. to restart an empty server where a stopped one was).
     pub fn start_on_port(port: u16) -> Result<Self, RedisProcessError> {
+        Self::start_with(port, &[])
+    }
+
+    /// Start on this port with extra `redis-server` arguments (e.g. a
+    /// cluster node's `--cluster-enabled yes`).
+    pub fn start_with(port: u16, extra: &[&str]) -> Result<Self, RedisProcessError> {
         let binary = Self::binary().ok_or(RedisProcessError {
             message: "redis-server not found on PATH".to_owned(),
             not_installed: true,
@@ -90,6 +97,7 @@ impl RedisServer {
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
             .args(["--loglevel", "warning"])
+            .args(extra)
             .arg("--dir")
             .arg(std::env::temp_dir())
             .stdin(Stdio::null())
@@ -127,6 +135,31 @@ impl RedisServer {
         self.child.id()
     }
 
+    /// Freeze this child with `SIGSTOP` (`kill -STOP <its pid>`): its sockets
+    /// stay open and accept bytes, but nothing is answered, like a stalled
+    /// host. The guard sends `SIGCONT` when dropped (also when a test panics),
+    /// and borrows the server so it cannot be killed while frozen.
+    pub fn pause(&self) -> Result<Paused<'_>, RedisProcessError> {
+        signal(self.pid(), "-STOP")?;
+        Ok(Paused {
+            server: self,
+            resumed: false,
+        })
+    }
+
+    /// Whether this child is stopped by a signal now (`T` in `/proc/<pid>/stat`,
+    /// so Linux only; `false` where that file cannot be read).
+    pub fn is_stopped(&self) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+            .ok()
+            .and_then(|stat| {
+                // `pid (comm) state …`: the state follows the last ')'.
+                let rest = &stat[stat.rfind(')')? + 1..];
+                rest.split_whitespace().next().map(|state| state == "T")
+            })
+            .unwrap_or(false)
+    }
+
     /// Kill this child (SIGKILL) and reap it. Idempotent.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
@@ -137,6 +170,45 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// A [`RedisServer`] frozen by [`RedisServer::pause`]; `SIGCONT` on drop.
+#[derive(Debug)]
+pub struct Paused<'a> {
+    server: &'a RedisServer,
+    resumed: bool,
+}
+
+impl Paused<'_> {
+    /// Send `SIGCONT` now and say whether it was delivered.
+    pub fn resume(mut self) -> Result<(), RedisProcessError> {
+        self.resumed = true;
+        signal(self.server.pid(), "-CONT")
+    }
+}
+
+impl Drop for Paused<'_> {
+    fn drop(&mut self) {
+        if !self.resumed {
+            let _ = signal(self.server.pid(), "-CONT");
+        }
+    }
+}
+
+/// `kill <signal> <pid>` for a PID this process started (no `unsafe`, no new dependency).
+fn signal(pid: u32, signal: &str) -> Result<(), RedisProcessError> {
+    let status = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| error(format!("cannot run kill {signal} {pid}: {e}")))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(error(format!("kill {signal} {pid}: {status}")))
     }
 }
 

@@ -9,7 +9,7 @@ use rand::rngs::SmallRng;
 use super::Attempt;
 use super::budget::BudgetAccount;
 use super::config::Config;
-use super::decision::{Admit, GiveUpReason, RetryReason, Verdict, WaitReason};
+use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 use super::pacer::{Pacer, QuotaReading};
 use super::stats::ScopeStats;
 use super::time::{MAX_SERVER_WAIT, later};
@@ -71,11 +71,13 @@ impl ScopeState {
             && now.saturating_duration_since(self.last_used) >= idle
     }
 
-    /// Go now (returns the send's sequence number) or wait.
+    /// Go now (returns the send's sequence number) or wait. `pace: false`
+    /// skips local pacing (a shared store paced the send already).
     pub(crate) fn admit(
         &mut self,
         config: &Config,
         now: Instant,
+        pace: bool,
     ) -> Result<u64, (Duration, WaitReason)> {
         if let Some(until) = self.pause_until {
             if until > now {
@@ -83,7 +85,7 @@ impl ScopeState {
             }
             self.pause_until = None;
         }
-        if config.pacing {
+        if config.pacing && pace {
             self.pacer
                 .admit(now)
                 .map_err(|wait| (wait, WaitReason::Pacing))?;
@@ -150,26 +152,44 @@ impl ScopeState {
         self.pacer.sync(now, reading, self.in_flight);
     }
 
-    /// A response arrived for send `seq`.
+    /// A response arrived for send `seq`, classified as `class`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one call site, each argument a fact"
+    )]
     pub(crate) fn on_response(
         &mut self,
         config: &Config,
         seq: u64,
         now: Instant,
         status: StatusCode,
+        class: ResponseClass,
         signal: &Signal,
         attempt: &Attempt,
     ) -> Verdict {
         self.settle(attempt, now);
         self.learn(seq, now, signal);
-        if !config.is_retry_status(status) {
-            self.consecutive_throttles = 0;
-            self.pacer.on_success();
-            return Verdict::Return;
-        }
+        let classified_wait = match class {
+            ResponseClass::Throttled { wait } => wait,
+            ResponseClass::Retry => {
+                if !attempt.retryable {
+                    return Verdict::GiveUp(GiveUpReason::NotRetryable);
+                }
+                let wait = config
+                    .backoff
+                    .draw_with(&mut self.rng, attempt.number.saturating_sub(1));
+                let reason = RetryReason::Failed { status };
+                return self.retry_or_give_up(config, now, wait, attempt, reason);
+            }
+            ResponseClass::Final => {
+                self.consecutive_throttles = 0;
+                self.pacer.on_success();
+                return Verdict::Return;
+            }
+        };
         self.stats.throttled += 1;
         // Clamped for the arithmetic; a give-up still reports what was asked.
-        let asked = signal.retry_after().map(|h| h.delay());
+        let asked = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
         let hint = asked.map(|h| h.min(MAX_SERVER_WAIT));
         self.pacer.on_throttle(now, hint);
         // A hint is a floor: refused again after waiting what the server
@@ -193,7 +213,7 @@ impl ScopeState {
         let wait = self
             .pause_until
             .map_or(Duration::ZERO, |p| p.saturating_duration_since(now));
-        if let Some(h) = asked.filter(|h| *h > config.max_wait) {
+        if let Some(h) = asked.filter(|h| *h > attempt.max_wait(config)) {
             return self.give_up(GiveUpReason::WaitTooLong { wait: h });
         }
         let reason = RetryReason::Throttled { status, hint };
@@ -227,10 +247,10 @@ impl ScopeState {
         attempt: &Attempt,
         reason: RetryReason,
     ) -> Verdict {
-        if wait > config.max_wait {
+        if wait > attempt.max_wait(config) {
             return self.give_up(GiveUpReason::WaitTooLong { wait });
         }
-        if attempt.number >= config.max_attempts {
+        if attempt.number >= attempt.max_attempts(config) {
             return self.give_up(GiveUpReason::AttemptsExhausted);
         }
         if attempt.would_pass_deadline(config, now, wait) {
@@ -258,7 +278,7 @@ impl ScopeState {
 /// it (a server sending IETF fields *and* `X-RateLimit-*`), the one among
 /// equally binding policies that states its window, so the rate is known
 /// (the longest reset among those, as the binding rule prefers).
-fn pacing_quota(signal: &Signal) -> Option<&Quota> {
+pub(crate) fn pacing_quota(signal: &Signal) -> Option<&Quota> {
     let binding = signal.quota()?;
     if binding.window().is_some() {
         return Some(binding);

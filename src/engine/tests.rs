@@ -12,6 +12,7 @@ mod eviction;
 mod hostile;
 mod pacing;
 mod sim;
+mod windows;
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)

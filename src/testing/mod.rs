@@ -7,6 +7,7 @@
 //! - [`ThrottleThenOk`]: 429 for the first `n` requests, then 200.
 //! - [`Hostile`]: refuses everything, with any hint you give it, however
 //!   absurd (zero, past dates, 2⁶⁴, `1e300`, a 50 MB body, …).
+//! - [`GitHubApi`]: GitHub's primary and secondary limits, refused with 403.
 //!
 //! Each speaks any combination of the header dialects servers use:
 //! [`RetryAfterStyle`] says how a rejection announces when to come back
@@ -36,6 +37,7 @@ mod builder;
 mod counters;
 mod dates;
 mod fixed_window;
+mod github;
 mod hostile;
 mod shape;
 mod style;
@@ -43,6 +45,7 @@ mod throttle_then_ok;
 mod token_bucket;
 
 pub use fixed_window::FixedWindow;
+pub use github::GitHubApi;
 pub use hostile::Hostile;
 pub use style::{Dialect, RetryAfterStyle};
 pub use throttle_then_ok::ThrottleThenOk;

@@ -10,7 +10,9 @@ use crate::{Algorithm, HeaderStyle};
 use super::clients::ClientKind;
 use super::experiments::cost::CostResult;
 use super::experiments::edge::EdgeRow;
-use super::experiments::herd::HerdResult;
+use super::experiments::fleet_cost::FleetCost;
+use super::experiments::herd::HerdRow;
+use super::experiments::limiters::LimiterRow;
 use super::experiments::race::RaceRow;
 use super::experiments::waste::{SETUPS, WasteRow};
 
@@ -29,8 +31,14 @@ pub struct CompareReport {
     pub edge: Vec<EdgeRow>,
     /// Experiment 3.
     pub waste: Vec<WasteRow>,
-    /// Experiment 4.
-    pub herd: Option<HerdResult>,
+    /// Experiment 3b.
+    pub limiters: Vec<LimiterRow>,
+    /// Experiment 4: one row per (processes, store), then the stopped-Redis run.
+    pub herd: Vec<HerdRow>,
+    /// Experiment 4: the fleet store's calls beside `PING` on the same Redis.
+    pub fleet_cost: Option<FleetCost>,
+    /// Experiment 4: why the fleet rows are missing, if they are.
+    pub fleet_skipped: Option<String>,
     /// Experiment 5.
     pub cost: Option<CostResult>,
     /// Where the SVG timeline was written.
@@ -68,7 +76,11 @@ impl CompareReport {
         for index in [1, 2] {
             targets.push(self.spread_target(index));
         }
-        targets.push(herd_target(self.herd.as_ref()));
+        targets.extend(self.limiter_targets());
+        targets.extend(super::herd_targets::all(
+            &self.herd,
+            self.fleet_cost.as_ref(),
+        ));
         self.targets = targets;
     }
 
@@ -119,6 +131,63 @@ impl CompareReport {
     }
 }
 
+/// Elapsed may be at most this multiple of the "Retry-After seconds"
+/// reference's in the same cell (issue 10).
+pub const REFERENCE_FACTOR: f64 = 1.05;
+/// Where the headers locate the boundary, elapsed may be at most this
+/// multiple of the floor (issue 10).
+pub const FLOOR_FACTOR: f64 = 1.10;
+
+impl CompareReport {
+    /// The row of `client` in the same cell as `row`.
+    fn limiter_row(&self, row: &LimiterRow, client: ClientKind) -> Option<&LimiterRow> {
+        self.limiters
+            .iter()
+            .find(|r| r.cell == row.cell && r.client == client)
+    }
+
+    /// One target per courteous row of experiment 3b.
+    fn limiter_targets(&self) -> Vec<Target> {
+        let polite = self
+            .limiters
+            .iter()
+            .filter(|r| r.client == ClientKind::Courteous);
+        polite.map(|row| self.limiter_target(row)).collect()
+    }
+
+    fn limiter_target(&self, row: &LimiterRow) -> Target {
+        let cell = row.cell;
+        let locates = cell.locates_boundary();
+        let claim = format!(
+            "{} {} c={}: ≤ {} sent, ≤ {REFERENCE_FACTOR}× Retry-After seconds{}",
+            cell.algorithm.name(),
+            header_style_name(cell.headers),
+            cell.concurrency,
+            cell.max_sent(),
+            if locates { ", ≤ 1.1× the floor" } else { "" }
+        );
+        let reference = self
+            .limiter_row(row, ClientKind::RetryAfterSeconds)
+            .and_then(|r| r.report.as_ref());
+        let (Some(p), Some(r), Some(floor)) = (row.report.as_ref(), reference, row.floor_ms) else {
+            return not_measured(claim);
+        };
+        let elapsed = p.elapsed_ms as f64;
+        let met = p.ok >= 100
+            && p.sent <= cell.max_sent()
+            && elapsed <= r.elapsed_ms as f64 * REFERENCE_FACTOR
+            && (!locates || elapsed <= floor as f64 * FLOOR_FACTOR);
+        Target {
+            claim,
+            met: Some(met),
+            measured: format!(
+                "courteous {} sent in {} ms; Retry-After seconds {} sent in {} ms; floor {floor} ms",
+                p.sent, p.elapsed_ms, r.sent, r.elapsed_ms
+            ),
+        }
+    }
+}
+
 /// Both clients are paced by the server (the floor is 4.0 s for both), so a
 /// few milliseconds either way are process scheduling, not the client:
 /// `elapsed` may exceed `reference` by at most [`TIMER_NOISE`].
@@ -129,7 +198,7 @@ fn no_slower(elapsed_ms: u64, reference_ms: u64) -> bool {
 /// Allowance for scheduling noise when comparing two elapsed times (1 %).
 pub const TIMER_NOISE: f64 = 0.01;
 
-fn not_measured(claim: String) -> Target {
+pub(super) fn not_measured(claim: String) -> Target {
     Target {
         claim,
         met: None,
@@ -188,25 +257,6 @@ fn edge_target(edge: &[EdgeRow]) -> Target {
     }
 }
 
-fn herd_target(herd: Option<&HerdResult>) -> Target {
-    let claim =
-        "herd of 10 processes on one id: ≤ 10 % wasted, ≥ 90 % of the allowed rate".to_owned();
-    match herd {
-        Some(h) => Target {
-            claim,
-            met: Some(h.wasted_percent() <= 10.0 && h.quota_used >= 0.9),
-            measured: format!(
-                "{} sent, {} ok, {:.1} % wasted, {:.0} % of the quota",
-                h.sent,
-                h.ok,
-                h.wasted_percent(),
-                100.0 * h.quota_used
-            ),
-        },
-        None => not_measured(claim),
-    }
-}
-
 /// The CLI name of a header style (`all`, `ietf-legacy`, …).
 pub fn header_style_name(style: HeaderStyle) -> String {
     clap::ValueEnum::to_possible_value(&style)
@@ -234,7 +284,13 @@ impl fmt::Display for CompareReport {
         super::tables::race(f, &self.race)?;
         super::tables::edge(f, &self.edge)?;
         super::tables::waste(f, &self.waste)?;
-        super::tables::herd(f, self.herd.as_ref())?;
+        super::tables::limiters(f, &self.limiters)?;
+        super::tables::herd(
+            f,
+            &self.herd,
+            self.fleet_cost.as_ref(),
+            self.fleet_skipped.as_deref(),
+        )?;
         super::tables::cost(f, self.cost.as_ref())?;
         if let Some(svg) = &self.svg {
             writeln!(f, "\ntimeline: {svg}")?;

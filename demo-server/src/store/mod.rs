@@ -5,7 +5,7 @@ mod memory;
 mod redis_store;
 
 pub use memory::MemoryStore;
-pub use redis_store::RedisStore;
+pub use redis_store::{RedisConnection, RedisStore};
 
 use std::fmt;
 

@@ -1,21 +1,88 @@
 //! The Redis store: one Lua script per atomic algorithm (`EVALSHA`, with
 //! `SCRIPT LOAD` and a retry on `NOSCRIPT`, so a restarted Redis with an empty
 //! script cache is handled), and the two non-atomic ones as separate commands.
+//!
+//! One Redis, or a Redis Cluster (`redis+cluster://host:port[,host:port…]`
+//! or a comma-separated list of nodes): every script touches one key, and
+//! every key carries a hash tag, so each check runs on the node owning it.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{AsyncCommands, Script};
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClient;
+use redis::cluster_async::ClusterConnection;
+use redis::{AsyncCommands, Cmd, Pipeline, RedisFuture, Script, Value};
 
 use crate::algorithms::{self, Parts, fixed_window, token_bucket};
 use crate::{Algorithm, Decision, Policy, StoreError};
 
-/// Redis behind a reconnecting multiplexed connection. Cheap to clone.
+/// A connection to one Redis (reconnecting, multiplexed) or to a Redis
+/// Cluster (routing each command to the node owning its key).
+#[derive(Clone)]
+pub enum RedisConnection {
+    /// One server.
+    Single(ConnectionManager),
+    /// A cluster.
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for RedisConnection {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            RedisConnection::Single(c) => c.req_packed_command(cmd),
+            RedisConnection::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            RedisConnection::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            RedisConnection::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            RedisConnection::Single(c) => c.get_db(),
+            RedisConnection::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+/// The nodes of a cluster URL, or `None` for a single server:
+/// `redis+cluster://a:1,b:2`, or a list `redis://a:1,redis://b:2`.
+pub fn cluster_nodes(url: &str) -> Option<Vec<String>> {
+    let (cluster, rest) = match url.strip_prefix("redis+cluster://") {
+        Some(rest) => (true, rest),
+        None => (false, url),
+    };
+    let nodes: Vec<String> = rest
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            if n.contains("://") {
+                n.to_owned()
+            } else {
+                format!("redis://{n}")
+            }
+        })
+        .collect();
+    (cluster || nodes.len() > 1).then_some(nodes)
+}
+
+/// Redis (or a Redis Cluster) behind a reconnecting multiplexed connection.
+/// Cheap to clone.
 #[derive(Clone)]
 pub struct RedisStore {
-    connection: ConnectionManager,
+    connection: RedisConnection,
     scripts: Arc<Scripts>,
     address: String,
 }
@@ -23,6 +90,7 @@ pub struct RedisStore {
 struct Scripts {
     token_bucket: Script,
     fixed_window: Script,
+    client_window: Script,
     sliding_log: Script,
     sliding_window: Script,
 }
@@ -39,7 +107,19 @@ impl RedisStore {
     /// Reconnect attempts after a lost connection: a few quick ones (from 20 ms,
     /// doubling, at most 500 ms apart), then the next command starts a new round.
     /// Each attempt gives up after 250 ms. The per-check deadline bounds the wait anyway.
+    /// A cluster URL (see [`cluster_nodes`]) connects to every node given
+    /// and discovers the rest.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        if let Some(nodes) = cluster_nodes(url) {
+            let address = format!("cluster {}", nodes.join(","));
+            let client = ClusterClient::builder(nodes)
+                .connection_timeout(Duration::from_millis(250))
+                .response_timeout(Duration::from_secs(2))
+                .retries(3)
+                .build()?;
+            let connection = RedisConnection::Cluster(client.get_async_connection().await?);
+            return Ok(Self::with(connection, address));
+        }
         let client = redis::Client::open(url)?;
         let address = client.get_connection_info().addr().to_string();
         let config = ConnectionManagerConfig::new()
@@ -49,25 +129,30 @@ impl RedisStore {
             .set_connection_timeout(Some(Duration::from_millis(250)))
             .set_response_timeout(Some(Duration::from_secs(2)));
         let connection = ConnectionManager::new_with_config(client, config).await?;
-        Ok(Self {
+        Ok(Self::with(RedisConnection::Single(connection), address))
+    }
+
+    fn with(connection: RedisConnection, address: String) -> Self {
+        Self {
             connection,
             scripts: Arc::new(Scripts {
                 token_bucket: Script::new(algorithms::TOKEN_BUCKET_LUA),
                 fixed_window: Script::new(algorithms::FIXED_WINDOW_LUA),
+                client_window: Script::new(algorithms::CLIENT_WINDOW_LUA),
                 sliding_log: Script::new(algorithms::SLIDING_LOG_LUA),
                 sliding_window: Script::new(algorithms::SLIDING_WINDOW_LUA),
             }),
             address,
-        })
+        }
     }
 
-    /// `host:port` of the server.
+    /// `host:port` of the server (`cluster host:port,…` for a cluster).
     pub fn address(&self) -> &str {
         &self.address
     }
 
     /// A clone of the underlying connection, for raw commands (`PING`, `MEMORY USAGE`).
-    pub fn connection(&self) -> ConnectionManager {
+    pub fn connection(&self) -> RedisConnection {
         self.connection.clone()
     }
 
@@ -84,6 +169,11 @@ impl RedisStore {
             )?,
             Algorithm::FixedWindowLua => to_parts(
                 script(&self.scripts.fixed_window)
+                    .invoke_async(&mut con)
+                    .await?,
+            )?,
+            Algorithm::ClientWindow => to_parts(
+                script(&self.scripts.client_window)
                     .invoke_async(&mut con)
                     .await?,
             )?,
@@ -178,7 +268,7 @@ fn local_now_ms() -> u64 {
 /// The common fixed window: `INCR` (counts rejections too), then `PEXPIRE` as a
 /// second round trip. A crash between the two leaves a key without TTL.
 async fn fixed_window_incr_then_expire(
-    con: &mut ConnectionManager,
+    con: &mut RedisConnection,
     base: &str,
     limit: u64,
     window_ms: u64,
@@ -194,7 +284,7 @@ async fn fixed_window_incr_then_expire(
 /// COUNTER-EXAMPLE. Read (`HMGET` with `TIME`), compute, write (`HSET` +
 /// `PEXPIRE`): concurrent checks all read the same tokens and all admit.
 async fn racy_bucket(
-    con: &mut ConnectionManager,
+    con: &mut RedisConnection,
     key: &str,
     capacity: u64,
     window_ms: u64,

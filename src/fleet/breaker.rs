@@ -1,0 +1,198 @@
+//! When Redis is in trouble: a circuit breaker that stops calling it for a
+//! while, and the local pacing used meanwhile. Pure and clock-injected.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// Breaker settings. Defaults: open after 2 failures in a row, for 1 s.
+///
+/// Two, not one: a single timed-out call on a loaded machine should cost
+/// one deadline, not a second of local pacing. One second: long enough that
+/// a stopped Redis costs each process about one deadline per second, short
+/// enough that a fleet regroups within a second of Redis answering again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BreakerSettings {
+    /// Consecutive failed calls (error or deadline) that open the breaker.
+    pub failures_to_open: u32,
+    /// How long an open breaker skips Redis before one trial call.
+    pub open_for: Duration,
+}
+
+impl Default for BreakerSettings {
+    fn default() -> Self {
+        Self {
+            failures_to_open: 2,
+            open_for: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Closed (calling Redis), open until an instant, or half-open (one trial
+/// call in progress).
+#[derive(Debug)]
+pub(crate) struct Breaker {
+    settings: BreakerSettings,
+    failures: u32,
+    open_until: Option<Instant>,
+    trial: bool,
+}
+
+impl Breaker {
+    pub(crate) fn new(settings: BreakerSettings) -> Self {
+        Self {
+            settings,
+            failures: 0,
+            open_until: None,
+            trial: false,
+        }
+    }
+
+    /// Whether to call Redis now. After the open period one caller gets a
+    /// trial call; the others keep pacing locally until it answers.
+    pub(crate) fn allows(&mut self, now: Instant) -> bool {
+        match self.open_until {
+            None => true,
+            Some(until) if now >= until && !self.trial => {
+                self.trial = true;
+                true
+            }
+            Some(_) => false,
+        }
+    }
+
+    /// Redis answered: close. Returns whether it was open (a rejoin).
+    pub(crate) fn success(&mut self) -> bool {
+        let was_open = self.open_until.is_some();
+        self.failures = 0;
+        self.open_until = None;
+        self.trial = false;
+        was_open
+    }
+
+    /// A call failed or missed its deadline.
+    pub(crate) fn failure(&mut self, now: Instant) {
+        self.failures = self.failures.saturating_add(1);
+        self.trial = false;
+        if self.failures >= self.settings.failures_to_open || self.open_until.is_some() {
+            self.open_until = Some(now + self.settings.open_for);
+        }
+    }
+}
+
+/// What the fleet last said about a scope: its send interval and how many
+/// processes shared it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Shared {
+    pub(crate) interval: Duration,
+    pub(crate) members: u32,
+}
+
+/// Local pacing while Redis is away: each scope's last shared rate, cut to
+/// [`FALLBACK_SHARE`] of an equal share (`rate × 0.8 / members`), one send
+/// at a time. Scopes the fleet never rated are not paced here (the local
+/// engine still paces them as it does without a fleet).
+#[derive(Debug, Default)]
+pub(crate) struct Fallback {
+    scopes: HashMap<String, Lane>,
+}
+
+/// The part of an equal share a process takes while it cannot coordinate:
+/// 0.8, so that processes falling back at different moments, with member
+/// counts a little stale, still stay under the shared rate.
+pub const FALLBACK_SHARE: f64 = 0.8;
+
+#[derive(Debug)]
+struct Lane {
+    shared: Shared,
+    next: Option<Instant>,
+}
+
+impl Fallback {
+    pub(crate) fn remember(&mut self, scope: &str, shared: Shared) {
+        match self.scopes.get_mut(scope) {
+            Some(lane) => lane.shared = shared,
+            None => {
+                self.scopes
+                    .insert(scope.to_owned(), Lane { shared, next: None });
+            }
+        }
+    }
+
+    /// Forget the local slots (Redis is back and paces again).
+    pub(crate) fn rejoin(&mut self) {
+        for lane in self.scopes.values_mut() {
+            lane.next = None;
+        }
+    }
+
+    /// Zero: go (the slot is taken); else how long to wait first.
+    pub(crate) fn take(&mut self, scope: &str, now: Instant) -> Duration {
+        let Some(lane) = self.scopes.get_mut(scope) else {
+            return Duration::ZERO;
+        };
+        if let Some(next) = lane.next.filter(|next| *next > now) {
+            return next - now;
+        }
+        let members = f64::from(lane.shared.members.max(1));
+        let spacing = lane
+            .shared
+            .interval
+            .mul_f64(members / FALLBACK_SHARE)
+            .min(Duration::from_secs(3600));
+        lane.next = Some(now + spacing);
+        Duration::ZERO
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_after_the_configured_failures_and_lets_one_trial_through() {
+        let t0 = Instant::now();
+        let mut b = Breaker::new(BreakerSettings::default());
+        b.failure(t0);
+        assert!(b.allows(t0), "one failure does not open");
+        b.failure(t0);
+        assert!(!b.allows(t0 + Duration::from_millis(999)));
+        let later = t0 + Duration::from_secs(1);
+        assert!(b.allows(later), "the trial call");
+        assert!(!b.allows(later), "only one trial at a time");
+        b.failure(later);
+        assert!(
+            !b.allows(later + Duration::from_millis(500)),
+            "a failed trial reopens"
+        );
+        assert!(b.allows(later + Duration::from_secs(1)));
+        assert!(b.success(), "closing an open breaker is a rejoin");
+        assert!(
+            b.allows(later) && b.allows(later),
+            "closed: every call goes"
+        );
+    }
+
+    #[test]
+    fn fallback_spaces_sends_at_a_cut_share_of_the_shared_rate() {
+        let t0 = Instant::now();
+        let mut f = Fallback::default();
+        assert_eq!(
+            f.take("s", t0),
+            Duration::ZERO,
+            "an unrated scope is not paced"
+        );
+        f.remember(
+            "s",
+            Shared {
+                interval: Duration::from_millis(50),
+                members: 4,
+            },
+        );
+        assert_eq!(f.take("s", t0), Duration::ZERO);
+        // 4 members at 50 ms: 200 ms each at an equal share, 250 ms at 0.8 of it.
+        assert_eq!(f.take("s", t0), Duration::from_millis(250));
+        assert_eq!(f.take("s", t0 + Duration::from_millis(250)), Duration::ZERO);
+        f.rejoin();
+        assert_eq!(f.take("s", t0 + Duration::from_millis(260)), Duration::ZERO);
+    }
+}

@@ -1,0 +1,159 @@
+//! The fleet as the request loop sees it: reserve before each send, publish
+//! after each response, and pace locally while Redis is away.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::breaker::{Breaker, Fallback, Shared};
+use super::lesson::Lesson;
+use super::store::{RedisFleet, Reservation};
+use crate::engine::{Admit, Engine, ScopeHandle, WaitReason};
+use crate::signal::Signal;
+
+/// A [`RedisFleet`] with this process's breaker and fallback pacing.
+#[derive(Debug, Clone)]
+pub(crate) struct FleetGate {
+    store: RedisFleet,
+    local: Arc<Mutex<Local>>,
+}
+
+#[derive(Debug)]
+struct Local {
+    breaker: Breaker,
+    fallback: Fallback,
+}
+
+/// One request's standing with the fleet: the slot it holds, and whether
+/// its send probes for the fleet.
+#[derive(Debug, Default)]
+pub(crate) struct Turn {
+    held: Option<Instant>,
+    probe: bool,
+}
+
+impl FleetGate {
+    pub(crate) fn new(store: RedisFleet) -> Self {
+        let breaker = Breaker::new(store.breaker_settings());
+        Self {
+            store,
+            local: Arc::new(Mutex::new(Local {
+                breaker,
+                fallback: Fallback::default(),
+            })),
+        }
+    }
+
+    fn local(&self) -> MutexGuard<'_, Local> {
+        self.local.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Before a send at `at`: the fleet's slot when Redis answers in time,
+    /// the local engine (and a cut share of the last shared rate) when not.
+    pub(crate) async fn admit(
+        &self,
+        engine: &Engine,
+        handle: &ScopeHandle,
+        at: Instant,
+        turn: &mut Turn,
+    ) -> Admit {
+        if let Some(slot) = turn.held {
+            if slot > at {
+                return Admit::After {
+                    wait: slot - at,
+                    reason: WaitReason::Pacing,
+                };
+            }
+            turn.held = None;
+            return engine.admit_unpaced_in(handle, at);
+        }
+        let scope = handle.scope().as_str();
+        // A failed call is tried again until the breaker opens (2 failures
+        // in a row by default), so one late answer on a busy machine costs
+        // one more call, not a blind send.
+        while self.local().breaker.allows(crate::service::now()) {
+            let answer = self.store.reserve(scope).await;
+            let now = crate::service::now();
+            let reservation = match answer {
+                Ok(reservation) => reservation,
+                Err(error) => {
+                    tracing::debug!(%error, "courteous: fleet store call failed");
+                    self.local().breaker.failure(now);
+                    continue;
+                }
+            };
+            self.answered();
+            return match reservation {
+                Reservation::Go {
+                    after,
+                    members,
+                    interval,
+                    probe,
+                } => {
+                    if let Some(interval) = interval {
+                        self.local()
+                            .fallback
+                            .remember(scope, Shared { interval, members });
+                    }
+                    turn.probe = probe;
+                    if after.is_zero() {
+                        return engine.admit_unpaced_in(handle, now);
+                    }
+                    turn.held = Some(now + after);
+                    Admit::After {
+                        wait: after,
+                        reason: WaitReason::Pacing,
+                    }
+                }
+                Reservation::AskAgain { after } => Admit::After {
+                    wait: after,
+                    reason: WaitReason::Paused,
+                },
+            };
+        }
+        tracing::debug!("courteous: fleet store unavailable; pacing locally");
+        let now = crate::service::now();
+        let wait = self.local().fallback.take(scope, now);
+        if !wait.is_zero() {
+            return Admit::After {
+                wait,
+                reason: WaitReason::Pacing,
+            };
+        }
+        engine.admit_in(handle, now)
+    }
+
+    /// After a response: share what it taught (a refusal's `pause`, the
+    /// quota reading). A probe always publishes, to let the others go.
+    pub(crate) async fn learn(
+        &self,
+        handle: &ScopeHandle,
+        turn: &mut Turn,
+        refused: bool,
+        signal: &Signal,
+        pause: Option<Duration>,
+    ) {
+        let lesson = Lesson::from_response(refused, signal, pause);
+        let probe = std::mem::take(&mut turn.probe);
+        if !lesson.teaches() && !probe {
+            return;
+        }
+        if !self.local().breaker.allows(crate::service::now()) {
+            return;
+        }
+        match self.store.publish(handle.scope().as_str(), &lesson).await {
+            Ok(_) => self.answered(),
+            Err(error) => {
+                tracing::debug!(%error, "courteous: fleet store unavailable; lesson kept local");
+                self.local().breaker.failure(crate::service::now());
+            }
+        }
+    }
+
+    fn answered(&self) {
+        let mut local = self.local();
+        if local.breaker.success() {
+            tracing::debug!("courteous: fleet store answers again; rejoining");
+            local.fallback.rejoin();
+        }
+    }
+}

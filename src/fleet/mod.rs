@@ -1,0 +1,59 @@
+//! A fleet of processes sharing one quota through Redis (feature `redis`).
+//!
+//! Many workers on one API key each learn alone unless they share what the
+//! server said. With a [`RedisFleet`] every process that names a scope alike
+//! shares, through one Redis (or Redis Cluster):
+//!
+//! - **the pause**: one 429 anywhere pauses the whole fleet until its hint;
+//! - **what was learned**: the policy's limit and window (so its rate), the
+//!   kind of quota, and the last `remaining`, merged so that a stale
+//!   reading only ever tightens;
+//! - **send slots**: a GCRA reservation (a theoretical arrival time) made by
+//!   one Lua script, one round trip per send. Time is Redis `TIME` only, so
+//!   processes on skewed clocks agree. Waiting processes hold distinct slots
+//!   one interval apart, so nobody stampedes when a pause ends.
+//!
+//! Until the server has said anything, one process probes and the others
+//! ask again every 20 ms: a fleet starting together does not send blind into
+//! an empty bucket.
+//!
+//! # Redis trouble never stops a request
+//! Each store call has a deadline ([`DEFAULT_DEADLINE`], 20 ms). On a
+//! timeout or an error the request goes on, paced by the local engine as
+//! without a fleet *and* at [`FALLBACK_SHARE`] of an equal share of the last
+//! shared rate; after 2 failures in a row a breaker skips Redis for 1 s
+//! ([`BreakerSettings`]), then one call tries again. When Redis answers, the
+//! process rejoins: the next reservation is the fleet's again, and the next
+//! response's reading merges into the shared state (tightening it if the
+//! processes overspent while apart).
+//!
+//! # Fairness
+//! Slots go first come, first served (GCRA on one key). Each process holds
+//! at most one slot per request in flight, so a process joining late waits
+//! at most one interval per slot already held (`processes × concurrency ×
+//! interval`) before its first send, and processes asking equally often get
+//! equal shares. There is no priority and no starvation: a slot, once
+//! reserved, is never taken back.
+//!
+//! # Keys
+//! `courteous:v1:{<digest of the scope>}:state` (a hash) and `…:members` (a
+//! sorted set of the processes seen in the last 10 s); the braces are a
+//! Redis Cluster hash tag, so both keys of a scope live in one slot. Every
+//! key has a TTL (10 min after its last use by default, longer while a
+//! pause or a slot queue reaches further).
+
+mod breaker;
+mod error;
+mod gate;
+mod keys;
+mod lesson;
+mod store;
+
+pub use breaker::{BreakerSettings, FALLBACK_SHARE};
+pub use error::FleetError;
+pub use lesson::{Lesson, QuotaKind};
+pub use store::{
+    DEFAULT_DEADLINE, DEFAULT_PREFIX, FleetCounters, RedisFleet, RedisFleetBuilder, Reservation,
+};
+
+pub(crate) use gate::{FleetGate, Turn};

@@ -1,0 +1,60 @@
+-- courteous fleet: reserve one send slot for a scope shared by many processes.
+-- KEYS[1] hash: the scope's shared state; KEYS[2] sorted set: members seen.
+-- ARGV[1] member id, ARGV[2] probe lease ms, ARGV[3] poll ms,
+-- ARGV[4] gap ms between sends leaving a pause while no rate is known,
+-- ARGV[5] member window ms, ARGV[6] key TTL ms.
+-- Returns {kind, wait_us, members, interval_us, probe}:
+--   kind 0: a slot is reserved for this caller; send after wait_us.
+--   kind 1: nothing is known yet and another process probes; ask again after wait_us.
+--   probe 1: this caller probes: publish after its response, whatever it says.
+-- Time is Redis TIME only, in milliseconds with fractions.
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
+local lease, poll, gap = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local ttl = tonumber(ARGV[6])
+
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[5]))
+redis.call('PEXPIRE', KEYS[2], ttl)
+local members = redis.call('ZCARD', KEYS[2])
+
+local s = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'burst', 'pause', 'probe', 'seen')
+local tat = tonumber(s[1]) or 0
+local iv = tonumber(s[2])
+local burst = tonumber(s[3]) or 1
+local pause = tonumber(s[4]) or 0
+local probe = tonumber(s[5]) or 0
+local function fmt(x) return string.format('%.3f', x) end
+local function keep(until_ms)
+  redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(0, until_ms - now) + ttl))
+end
+
+if not s[6] then
+  -- Nothing heard from the server yet: one probe at a time, so a fleet
+  -- starting together does not send blind into an empty bucket.
+  local free = math.max(pause, probe)
+  if free <= now then
+    redis.call('HSET', KEYS[1], 'probe', fmt(now + lease))
+    keep(now + lease)
+    return {0, 0, members, 0, 1}
+  end
+  return {1, math.ceil(math.min(free - now, poll) * 1000), members, 0, 0}
+end
+
+local at
+if iv then
+  -- GCRA: a send may go once at most `burst` sends are outstanding.
+  at = math.max(now, pause, tat - (burst - 1) * iv)
+  tat = math.max(tat, at) + iv
+else
+  -- No rate known: go at once unless a pause is on or its queue drains;
+  -- then leave `gap` apart.
+  at = math.max(now, pause, tat)
+  if at <= now then
+    return {0, 0, members, 0, 0}
+  end
+  tat = at + gap
+end
+redis.call('HSET', KEYS[1], 'tat', fmt(tat))
+keep(tat)
+return {0, math.ceil((at - now) * 1000), members, math.floor((iv or 0) * 1000), 0}

@@ -1,0 +1,433 @@
+//! [`RedisFleet`]: the shared scope store on Redis or Redis Cluster, and its
+//! builder.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClient;
+use redis::cluster_async::ClusterConnection;
+use redis::{FromRedisValue, Script, ScriptInvocation};
+
+use super::breaker::BreakerSettings;
+use super::error::FleetError;
+use super::keys::ScopeKeys;
+use super::lesson::Lesson;
+
+/// How long one store call may take before the request goes on without it.
+/// 20 ms: a loopback or same-zone Redis answers a script in well under a
+/// millisecond (the comparison measures it beside `PING`), so 20 ms only
+/// trips on a Redis that is stopped, overloaded or far away, and costs a
+/// request at most that much when it does.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(20);
+
+/// Default key prefix: every key is `courteous:v1:{<scope digest>}:…`.
+pub const DEFAULT_PREFIX: &str = "courteous:v1";
+
+/// What the shared store answered to a reservation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reservation {
+    /// A send slot is held for this caller: send after `after` (zero: now).
+    Go {
+        /// Wait before sending (Redis time, so every process agrees).
+        after: Duration,
+        /// Processes that reserved on this scope within the member window.
+        members: u32,
+        /// The shared send interval, once a rate was learned.
+        interval: Option<Duration>,
+        /// This send probes for the fleet (nothing is known yet): publish
+        /// its response whatever it says, which lets the others go.
+        probe: bool,
+    },
+    /// The fleet knows nothing yet and another process is probing: ask
+    /// again after `after`. No slot is held.
+    AskAgain {
+        /// Wait before asking again.
+        after: Duration,
+    },
+}
+
+/// One store shared by any number of processes: the pause, the learned
+/// rate and the send slots of every scope they name alike.
+///
+/// Built with [`RedisFleet::builder`], handed to a client with
+/// `ClientBuilder::fleet` (or `CourteousLayer::fleet`). Cheap to clone;
+/// clones share the connection and count as one member of the fleet.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use courteous::fleet::RedisFleet;
+///
+/// let fleet = RedisFleet::builder("redis://127.0.0.1:6379").connect().await?;
+/// let client = courteous::Client::builder().fleet(fleet).build();
+/// # let _ = client;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct RedisFleet {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    counters: Counters,
+    connection: Connection,
+    settings: Settings,
+    member: String,
+    reserve: Script,
+    publish: Script,
+    address: String,
+}
+
+#[derive(Clone)]
+enum Connection {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    calls: AtomicU64,
+    missed_deadline: AtomicU64,
+    errors: AtomicU64,
+}
+
+/// What this process's store calls came to, since it connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FleetCounters {
+    /// Calls made (reservations, publishes, pings).
+    pub calls: u64,
+    /// Calls that missed their deadline.
+    pub missed_deadline: u64,
+    /// Calls Redis refused or dropped.
+    pub errors: u64,
+}
+
+/// Every number the store works with; see [`RedisFleetBuilder`] for each.
+#[derive(Debug, Clone)]
+struct Settings {
+    prefix: String,
+    deadline: Duration,
+    breaker: BreakerSettings,
+    probe_lease: Duration,
+    poll: Duration,
+    gap: Duration,
+    member_window: Duration,
+    ttl: Duration,
+    margin: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            prefix: DEFAULT_PREFIX.to_owned(),
+            deadline: DEFAULT_DEADLINE,
+            breaker: BreakerSettings::default(),
+            probe_lease: Duration::from_secs(2),
+            poll: Duration::from_millis(20),
+            gap: Duration::from_millis(50),
+            member_window: Duration::from_secs(10),
+            ttl: Duration::from_secs(600),
+            margin: 0.02,
+        }
+    }
+}
+
+impl fmt::Debug for RedisFleet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisFleet")
+            .field("address", &self.inner.address)
+            .field("member", &self.inner.member)
+            .field("settings", &self.inner.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`RedisFleet`]; every setting has a documented default.
+#[derive(Debug, Clone)]
+pub struct RedisFleetBuilder {
+    url: String,
+    settings: Settings,
+}
+
+impl RedisFleetBuilder {
+    /// Key prefix (default [`DEFAULT_PREFIX`]); processes share a quota only
+    /// if they use the same prefix and name the scope alike.
+    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.settings.prefix = prefix.into();
+        self
+    }
+
+    /// Deadline of each store call (default [`DEFAULT_DEADLINE`], 20 ms).
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.settings.deadline = deadline;
+        self
+    }
+
+    /// When to stop calling Redis for a while (default: after 2 failures in
+    /// a row, for 1 s; see [`BreakerSettings`]).
+    pub fn breaker(mut self, breaker: BreakerSettings) -> Self {
+        self.settings.breaker = breaker;
+        self
+    }
+
+    /// Safety margin on the shared interval (default 0.02: slots 2 % wider
+    /// than `window / limit`, so a reading rounded down or a server clock a
+    /// little slow never puts a send before the server's refill). Clamped to
+    /// 0..=1.
+    pub fn interval_margin(mut self, margin: f64) -> Self {
+        self.settings.margin = if margin.is_finite() {
+            margin.clamp(0.0, 1.0)
+        } else {
+            0.02
+        };
+        self
+    }
+
+    /// How long keys live after their last use (default 10 min; a pause or
+    /// a slot queue further out extends it).
+    pub fn key_ttl(mut self, ttl: Duration) -> Self {
+        self.settings.ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// Connect: one URL (`redis://host:port`) for a single Redis; a Redis
+    /// Cluster with `redis+cluster://host:port[,host:port…]` or a
+    /// comma-separated list of nodes (`redis://a:7000,redis://b:7001`).
+    pub async fn connect(self) -> Result<RedisFleet, FleetError> {
+        let (connection, address) = match endpoints(&self.url) {
+            Endpoints::Single(url) => {
+                let client = redis::Client::open(url.as_str())?;
+                let address = client.get_connection_info().addr().to_string();
+                let config = ConnectionManagerConfig::new()
+                    .set_number_of_retries(1)
+                    .set_min_delay(Duration::from_millis(20))
+                    .set_max_delay(Duration::from_millis(200))
+                    .set_connection_timeout(Some(Duration::from_millis(250)))
+                    .set_response_timeout(Some(Duration::from_secs(1)));
+                let manager = ConnectionManager::new_with_config(client, config).await?;
+                (Connection::Single(manager), address)
+            }
+            Endpoints::Cluster(nodes) => {
+                let address = format!("cluster {}", nodes.join(","));
+                let client = ClusterClient::builder(nodes)
+                    .connection_timeout(Duration::from_millis(250))
+                    .response_timeout(Duration::from_secs(1))
+                    .retries(1)
+                    .build()?;
+                (
+                    Connection::Cluster(client.get_async_connection().await?),
+                    address,
+                )
+            }
+        };
+        Ok(RedisFleet {
+            inner: Arc::new(Inner {
+                counters: Counters::default(),
+                connection,
+                settings: self.settings,
+                member: format!("{:016x}", rand::random::<u64>()),
+                reserve: Script::new(include_str!("reserve.lua")),
+                publish: Script::new(include_str!("publish.lua")),
+                address,
+            }),
+        })
+    }
+}
+
+enum Endpoints {
+    Single(String),
+    Cluster(Vec<String>),
+}
+
+fn endpoints(url: &str) -> Endpoints {
+    let (cluster, rest) = match url.strip_prefix("redis+cluster://") {
+        Some(rest) => (true, rest),
+        None => (false, url),
+    };
+    let nodes: Vec<String> = rest
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            if n.contains("://") {
+                n.to_owned()
+            } else {
+                format!("redis://{n}")
+            }
+        })
+        .collect();
+    match nodes.as_slice() {
+        [one] if !cluster => Endpoints::Single(one.clone()),
+        [] => Endpoints::Single(url.to_owned()),
+        _ => Endpoints::Cluster(nodes),
+    }
+}
+
+impl RedisFleet {
+    /// A builder for the store at `url` (see [`RedisFleetBuilder::connect`]).
+    pub fn builder(url: impl Into<String>) -> RedisFleetBuilder {
+        RedisFleetBuilder {
+            url: url.into(),
+            settings: Settings::default(),
+        }
+    }
+
+    /// Where the store is, for logs.
+    pub fn address(&self) -> &str {
+        &self.inner.address
+    }
+
+    /// This process's member id (random, per store).
+    pub fn member(&self) -> &str {
+        &self.inner.member
+    }
+
+    /// The per-call deadline.
+    pub fn deadline(&self) -> Duration {
+        self.inner.settings.deadline
+    }
+
+    /// Calls made, missed and refused so far (every clone counts here).
+    pub fn counters(&self) -> FleetCounters {
+        let c = &self.inner.counters;
+        FleetCounters {
+            calls: c.calls.load(Ordering::Relaxed),
+            missed_deadline: c.missed_deadline.load(Ordering::Relaxed),
+            errors: c.errors.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Runs one call within the deadline, counting it.
+    async fn timed<T>(
+        &self,
+        call: impl Future<Output = Result<T, FleetError>>,
+    ) -> Result<T, FleetError> {
+        let c = &self.inner.counters;
+        c.calls.fetch_add(1, Ordering::Relaxed);
+        let result = match tokio::time::timeout(self.inner.settings.deadline, call).await {
+            Ok(result) => result,
+            Err(_) => {
+                c.missed_deadline.fetch_add(1, Ordering::Relaxed);
+                return Err(FleetError::deadline());
+            }
+        };
+        if result.is_err() {
+            c.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    }
+
+    pub(crate) fn breaker_settings(&self) -> BreakerSettings {
+        self.inner.settings.breaker
+    }
+
+    /// Reserve a send slot on `scope`: one script, one round trip.
+    pub async fn reserve(&self, scope: &str) -> Result<Reservation, FleetError> {
+        let s = &self.inner.settings;
+        let keys = ScopeKeys::new(&s.prefix, scope);
+        let mut invocation = self.inner.reserve.key(&keys.state);
+        invocation
+            .key(&keys.members)
+            .arg(&self.inner.member)
+            .arg(millis(s.probe_lease))
+            .arg(millis(s.poll))
+            .arg(millis(s.gap))
+            .arg(millis(s.member_window))
+            .arg(millis(s.ttl));
+        let reply: Vec<i64> = self.invoke(&invocation).await?;
+        let [kind, wait_us, members, interval_us, probe] = reply[..] else {
+            return Err(FleetError::reply());
+        };
+        let after = micros(wait_us);
+        Ok(match kind {
+            0 => Reservation::Go {
+                after,
+                members: u32::try_from(members.max(1)).unwrap_or(u32::MAX),
+                interval: (interval_us > 0).then(|| micros(interval_us)),
+                probe: probe == 1,
+            },
+            _ => Reservation::AskAgain { after },
+        })
+    }
+
+    /// Publish what a response on `scope` taught. Returns the shared
+    /// interval after the merge, once one is known.
+    pub async fn publish(
+        &self,
+        scope: &str,
+        lesson: &Lesson,
+    ) -> Result<Option<Duration>, FleetError> {
+        let s = &self.inner.settings;
+        let keys = ScopeKeys::new(&s.prefix, scope);
+        let mut invocation = self.inner.publish.key(&keys.state);
+        lesson.push_args(&mut invocation);
+        invocation.arg(s.margin).arg(millis(s.ttl));
+        let reply: Vec<i64> = self.invoke(&invocation).await?;
+        let [_, interval_us] = reply[..] else {
+            return Err(FleetError::reply());
+        };
+        Ok((interval_us > 0).then(|| micros(interval_us)))
+    }
+
+    /// A `PING` through the same connection, within the same deadline (the
+    /// floor the store calls are compared with).
+    pub async fn ping(&self) -> Result<(), FleetError> {
+        let call = async {
+            let cmd = redis::cmd("PING");
+            let _: String = match &self.inner.connection {
+                Connection::Single(c) => cmd.query_async(&mut c.clone()).await?,
+                Connection::Cluster(c) => cmd.query_async(&mut c.clone()).await?,
+            };
+            Ok(())
+        };
+        self.timed(call).await
+    }
+
+    async fn invoke<T: FromRedisValue>(
+        &self,
+        invocation: &ScriptInvocation<'_>,
+    ) -> Result<T, FleetError> {
+        let call = async {
+            Ok(match &self.inner.connection {
+                Connection::Single(c) => invocation.invoke_async(&mut c.clone()).await?,
+                Connection::Cluster(c) => invocation.invoke_async(&mut c.clone()).await?,
+            })
+        };
+        self.timed(call).await
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Script microseconds (clamped: an absurd wait is capped at one hour).
+fn micros(us: i64) -> Duration {
+    Duration::from_micros(u64::try_from(us).unwrap_or(0)).min(Duration::from_secs(3600))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_one_server_or_a_cluster() {
+        assert!(
+            matches!(endpoints("redis://127.0.0.1:6379"), Endpoints::Single(u) if u == "redis://127.0.0.1:6379")
+        );
+        let Endpoints::Cluster(nodes) = endpoints("redis+cluster://127.0.0.1:7000,127.0.0.1:7001")
+        else {
+            panic!("a cluster URL")
+        };
+        assert_eq!(nodes, ["redis://127.0.0.1:7000", "redis://127.0.0.1:7001"]);
+        assert!(
+            matches!(endpoints("redis+cluster://127.0.0.1:7000"), Endpoints::Cluster(n) if n.len() == 1)
+        );
+        assert!(
+            matches!(endpoints("redis://a:1, redis://b:2"), Endpoints::Cluster(n) if n.len() == 2)
+        );
+    }
+}

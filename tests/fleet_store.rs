@@ -1,0 +1,206 @@
+//! The fleet store's scripts against a real `redis-server`: probing, GCRA
+//! slots at the learned rate, the shared pause, merging, fairness, TTLs.
+
+mod fleet_support;
+
+use std::time::Duration;
+
+use courteous::fleet::Reservation;
+use fleet_support::*;
+
+const MS: Duration = Duration::from_millis(1);
+
+#[tokio::test]
+async fn one_probe_at_a_time_until_the_server_has_spoken() {
+    let server = redis();
+    let (a, b) = (member(&server.url()).await, member(&server.url()).await);
+    let s = scope("probe");
+    let first = a.reserve(&s).await.unwrap();
+    assert!(matches!(first, Reservation::Go { probe: true, after, .. } if after.is_zero()));
+    let second = b.reserve(&s).await.unwrap();
+    assert!(
+        matches!(second, Reservation::AskAgain { after } if after <= 20 * MS && !after.is_zero()),
+        "{second:?}"
+    );
+    // A plain answer (no quota at all) still ends the probe.
+    a.publish(&s, &courteous::fleet::Lesson::default())
+        .await
+        .unwrap();
+    let third = b.reserve(&s).await.unwrap();
+    assert!(
+        matches!(third, Reservation::Go { probe: false, after, .. } if after.is_zero()),
+        "{third:?}"
+    );
+}
+
+#[tokio::test]
+async fn slots_follow_the_learned_rate_after_the_burst_the_server_reported() {
+    let server = redis();
+    let fleet = member(&server.url()).await;
+    let s = scope("gcra");
+    go_after(fleet.reserve(&s).await.unwrap());
+    // 10 per second, 9 left after the probe: 9 go at once, then one per 102 ms.
+    let interval = fleet.publish(&s, &ok_lesson(10, 1, 9)).await.unwrap();
+    assert_eq!(interval, Some(Duration::from_micros(102_000)));
+    for i in 0..9 {
+        let after = go_after(fleet.reserve(&s).await.unwrap());
+        assert!(after < 5 * MS, "burst slot {i} waited {after:?}");
+    }
+    let mut last = Duration::ZERO;
+    for k in 1..=5u32 {
+        let after = go_after(fleet.reserve(&s).await.unwrap());
+        // Redis time passes between calls, so the k-th slot is a little under k intervals away.
+        let due = interval.unwrap() * k;
+        assert!(
+            after <= due && after + 30 * MS >= due,
+            "slot {k}: {after:?} vs {due:?}"
+        );
+        assert!(after > last, "slots are distinct and ordered");
+        last = after;
+    }
+}
+
+#[tokio::test]
+async fn one_refusal_pauses_every_member_and_they_leave_one_interval_apart() {
+    let server = redis();
+    let s = scope("pause");
+    let mut members = Vec::new();
+    for _ in 0..5 {
+        members.push(member(&server.url()).await);
+    }
+    go_after(members[0].reserve(&s).await.unwrap());
+    members[0].publish(&s, &ok_lesson(20, 1, 19)).await.unwrap();
+    members[1]
+        .publish(&s, &refusal(Duration::from_millis(400)))
+        .await
+        .unwrap();
+    let mut afters = Vec::new();
+    for m in &members {
+        afters.push(go_after(m.reserve(&s).await.unwrap()));
+    }
+    assert!(afters[0] >= 350 * MS && afters[0] <= 400 * MS, "{afters:?}");
+    for pair in afters.windows(2) {
+        let gap = pair[1].saturating_sub(pair[0]);
+        // One interval (51 ms) apart, less the Redis time between two calls.
+        assert!(gap >= 40 * MS && gap <= 51 * MS, "no stampede: {afters:?}");
+    }
+}
+
+#[tokio::test]
+async fn stale_readings_only_tighten() {
+    let server = redis();
+    let fleet = member(&server.url()).await;
+    let s = scope("merge");
+    go_after(fleet.reserve(&s).await.unwrap());
+    fleet.publish(&s, &ok_lesson(10, 1, 2)).await.unwrap();
+    // A late answer to an older request says 9 left: ignored.
+    fleet.publish(&s, &ok_lesson(10, 1, 9)).await.unwrap();
+    let mut quick = 0;
+    for _ in 0..5 {
+        if go_after(fleet.reserve(&s).await.unwrap()) < 5 * MS {
+            quick += 1;
+        }
+    }
+    assert_eq!(
+        quick, 2,
+        "only the 2 the tighter reading allowed go at once"
+    );
+    // A reading tighter than the shared state (another spender) moves it.
+    let before = go_after(fleet.reserve(&s).await.unwrap());
+    fleet.publish(&s, &ok_lesson(10, 1, 0)).await.unwrap();
+    let after = go_after(fleet.reserve(&s).await.unwrap());
+    assert!(after >= before, "{before:?} then {after:?}");
+}
+
+#[tokio::test]
+async fn a_late_joiner_waits_at_most_one_interval_per_slot_already_held() {
+    let server = redis();
+    let s = scope("fair");
+    let mut herd = Vec::new();
+    for _ in 0..8 {
+        herd.push(member(&server.url()).await);
+    }
+    go_after(herd[0].reserve(&s).await.unwrap());
+    let interval = herd[0]
+        .publish(&s, &ok_lesson(20, 1, 0))
+        .await
+        .unwrap()
+        .unwrap();
+    // Each of 8 members holds one slot (concurrency 1), as in a busy fleet.
+    let mut held = Vec::new();
+    for m in &herd {
+        held.push(go_after(m.reserve(&s).await.unwrap()));
+    }
+    let late = member(&server.url()).await;
+    let wait = go_after(late.reserve(&s).await.unwrap());
+    let bound = interval * (herd.len() as u32 + 1);
+    assert!(wait <= bound, "late joiner waits {wait:?}, bound {bound:?}");
+    assert!(
+        wait > *held.last().unwrap(),
+        "first come, first served: {held:?} then {wait:?}"
+    );
+}
+
+#[tokio::test]
+async fn every_key_has_a_ttl_and_both_keys_share_a_hash_tag() {
+    let server = redis();
+    let fleet = member(&server.url()).await;
+    let s = scope("ttl");
+    go_after(fleet.reserve(&s).await.unwrap());
+    fleet.publish(&s, &ok_lesson(20, 1, 19)).await.unwrap();
+    let client = redis::Client::open(server.url()).unwrap();
+    let mut con = client.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("courteous:v1:*")
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    let tag = |k: &str| k[k.find('{').unwrap()..=k.find('}').unwrap()].to_owned();
+    assert_eq!(tag(&keys[0]), tag(&keys[1]));
+    for key in &keys {
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(key)
+            .query_async(&mut con)
+            .await
+            .unwrap();
+        assert!(ttl > 0 && ttl <= 600_000 + 5_000, "{key}: PTTL {ttl}");
+    }
+}
+
+#[tokio::test]
+async fn a_stopped_redis_misses_the_deadline_and_an_empty_one_relearns() {
+    let mut server = redis();
+    let fleet = courteous::fleet::RedisFleet::builder(server.url())
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(fleet.deadline(), 20 * MS, "the documented default");
+    let s = scope("stop");
+    go_after(fleet.reserve(&s).await.unwrap());
+    let paused = server.pause().unwrap();
+    let err = fleet.reserve(&s).await.unwrap_err();
+    assert!(err.is_deadline(), "{err}");
+    drop(paused);
+    let port = server.port();
+    server.kill();
+    assert!(
+        fleet.reserve(&s).await.is_err(),
+        "killed: an error, no panic"
+    );
+    let _fresh = RedisServer::start_on_port(port).unwrap();
+    // The connection manager reconnects; the empty server means probing again
+    // (NOSCRIPT is handled by loading the script anew).
+    let mut answer = None;
+    for _ in 0..50 {
+        if let Ok(r) = fleet.reserve(&s).await {
+            answer = Some(r);
+            break;
+        }
+        tokio::time::sleep(20 * MS).await;
+    }
+    assert!(
+        matches!(answer, Some(Reservation::Go { probe: true, .. })),
+        "{answer:?}"
+    );
+}

@@ -1,0 +1,67 @@
+//! Shared by the fleet tests: the demo server's throw-away `redis-server`
+//! and Redis Cluster harnesses (real servers on free loopback ports, killed
+//! by their own PIDs on drop), and a few readings.
+#![allow(dead_code)]
+
+#[path = "../../demo-server/src/redis_process.rs"]
+pub mod redis_process;
+
+#[path = "../../demo-server/src/redis_cluster.rs"]
+pub mod redis_cluster;
+
+use std::time::Duration;
+
+use courteous::fleet::{Lesson, RedisFleet, Reservation};
+use courteous::signal::{Signal, parse};
+use http::{HeaderMap, HeaderValue, StatusCode};
+
+pub use redis_process::RedisServer;
+
+pub fn redis() -> RedisServer {
+    RedisServer::start().expect("redis-server on PATH (.ci/run installs it)")
+}
+
+/// A fleet member: its own connection and member id, like a process.
+pub async fn member(url: &str) -> RedisFleet {
+    RedisFleet::builder(url)
+        // Generous: a loaded 2-core CI box must not turn these into failures.
+        .deadline(Duration::from_secs(2))
+        .connect()
+        .await
+        .expect("connect to redis")
+}
+
+/// A scope name no other test uses.
+pub fn scope(name: &str) -> String {
+    format!("http://{name}-{:08x}.test", rand::random::<u32>())
+}
+
+/// An IETF reading: `limit` per `window_s` seconds, `remaining` left.
+pub fn reading(limit: u64, window_s: u64, remaining: u64) -> Signal {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        "ratelimit-policy",
+        HeaderValue::from_str(&format!("\"q\";q={limit};w={window_s}")).unwrap(),
+    );
+    headers.insert(
+        "ratelimit",
+        HeaderValue::from_str(&format!("\"q\";r={remaining};t=1")).unwrap(),
+    );
+    parse(StatusCode::OK, &headers, None)
+}
+
+pub fn ok_lesson(limit: u64, window_s: u64, remaining: u64) -> Lesson {
+    Lesson::from_response(false, &reading(limit, window_s, remaining), None)
+}
+
+pub fn refusal(pause: Duration) -> Lesson {
+    Lesson::from_response(true, &Signal::default(), Some(pause))
+}
+
+/// The wait of a `Go`, or a panic naming what came instead.
+pub fn go_after(r: Reservation) -> Duration {
+    match r {
+        Reservation::Go { after, .. } => after,
+        other => panic!("expected a slot, got {other:?}"),
+    }
+}
