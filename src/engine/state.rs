@@ -175,7 +175,9 @@ impl ScopeState {
                 if !attempt.retryable {
                     return Verdict::GiveUp(GiveUpReason::NotRetryable);
                 }
-                let wait = config.backoff.draw(attempt.number.saturating_sub(1));
+                let wait = config
+                    .backoff
+                    .draw_with(&mut self.rng, attempt.number.saturating_sub(1));
                 let reason = RetryReason::Failed { status };
                 return self.retry_or_give_up(config, now, wait, attempt, reason);
             }

@@ -106,8 +106,17 @@ fn kind(
 ) -> Option<QuotaKind> {
     let (limit, remaining, window, reset) = (limit?, remaining?, window?, reset?);
     let spent = limit.saturating_sub(remaining) as f64;
-    let refill = window.mul_f64(spent / limit as f64);
-    Some(if reset <= refill + Duration::from_secs(1) {
+    // A limit of 0 (a server's garbage) would make the fraction NaN:
+    // nothing was spent of nothing.
+    let fraction = if limit == 0 {
+        0.0
+    } else {
+        spent / limit as f64
+    };
+    // Saturating: `mul_f64` panics when a huge window rounds past `Duration::MAX`.
+    let refill =
+        Duration::try_from_secs_f64(window.as_secs_f64() * fraction).unwrap_or(Duration::MAX);
+    Some(if reset <= refill.saturating_add(Duration::from_secs(1)) {
         QuotaKind::Continuous
     } else {
         QuotaKind::Window
@@ -153,5 +162,15 @@ mod tests {
         ]);
         let l = Lesson::from_response(false, &window, None);
         assert_eq!(l.kind(), Some(QuotaKind::Window));
+    }
+
+    #[test]
+    fn a_zero_limit_or_an_absurd_window_does_not_panic() {
+        let second = Some(Duration::from_secs(1));
+        let kind_of = |limit, window, reset| kind(Some(limit), Some(0), window, reset);
+        assert_eq!(kind_of(0, second, second), Some(QuotaKind::Continuous));
+        let forever = Some(Duration::MAX);
+        assert_eq!(kind_of(10, forever, forever), Some(QuotaKind::Continuous));
+        assert_eq!(kind_of(10, second, forever), Some(QuotaKind::Window));
     }
 }

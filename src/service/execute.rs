@@ -316,7 +316,7 @@ async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut
         return;
     }
     tokio::time::sleep(wait).await;
-    progress.waited += wait;
+    progress.waited = progress.waited.saturating_add(wait);
     core.engine.record_wait_in(handle, wait);
 }
 

@@ -5,9 +5,9 @@
 //! - [`TokenBucket`]: bursts up to a capacity, then a steady rate.
 //! - [`FixedWindow`]: `limit` requests per window.
 //! - [`ThrottleThenOk`]: 429 for the first `n` requests, then 200.
-//! - [`GitHubApi`]: GitHub's primary and secondary limits, refused with 403.
 //! - [`Hostile`]: refuses everything, with any hint you give it, however
 //!   absurd (zero, past dates, 2⁶⁴, `1e300`, a 50 MB body, …).
+//! - [`GitHubApi`]: GitHub's primary and secondary limits, refused with 403.
 //!
 //! Each speaks any combination of the header dialects servers use:
 //! [`RetryAfterStyle`] says how a rejection announces when to come back
