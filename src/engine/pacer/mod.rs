@@ -324,6 +324,8 @@ impl Pacer {
     /// once we know we are alone (see the module docs).
     fn reserve(&self, now: Instant) -> f64 {
         match (self.policy_capacity, self.policy_rate) {
+            // A window's units left unspent are lost at its boundary.
+            _ if self.windowed() => 0.0,
             (Some(limit), Some(_)) => self.sharing.reserve(now, limit),
             _ => 0.0,
         }
