@@ -1,6 +1,14 @@
 //! Pacing: a local mirror of the server's quota, so a client slows down
 //! *before* the server has to refuse it.
 //!
+//! | kind of quota | recognised by | paced by |
+//! |---|---|---|
+//! | bucket refilled continuously, policy stated (`q`/`w`) | the policy fields; no refusal while alone | the mirror refilled at `q / w` (below, 1), less a reserve for newcomers (`sharing.rs`) |
+//! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
+//! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
+//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`) | the observed refill rate; a refused probe: fixed windows, as above |
+//! | no quota: `Retry-After` or bare 429s | refusals only | the rate and burst learned from refusals (below, 2) |
+//!
 //! The mirror is a token estimate `E` that refills at a rate and is spent one
 //! unit per send (so requests in flight are reserved: C concurrent tasks do
 //! not all spend the last unit). Where the numbers come from, best first:
@@ -72,6 +80,22 @@
 //!    10 s are probed (`PROBE_RESETS_UNDER`): beyond, waiting for the reset
 //!    loses little.
 //!
+//! 6. **Fixed windows.** A window refills all at once at a boundary; a
+//!    mirror refilled at `limit / window` runs into the window's end and
+//!    reads the refusal as others sharing the quota (cutting its share to a
+//!    tenth: 1.6–2× slower than a plain `Retry-After` client). A refusal
+//!    after we alone drew down half the limit or more (every reading in
+//!    between showing nobody else) is the quota's kind instead: the window
+//!    is spent at once (no reserve: unspent units are lost at the boundary),
+//!    then the client waits for the earliest `received + reset` among the
+//!    window's readings (`window.rs`). Whole-second resets make that the
+//!    window's end plus under a second for a clock-aligned window, and plus
+//!    a round trip for one opened by our own first request; an epoch reset
+//!    read against a local clock that agrees with `Date` (see
+//!    `signal::fields::Clock`) locates a clock-aligned boundary to a round
+//!    trip too. Where several dialects describe one quota, the tightest
+//!    reset is used.
+//!
 //! With no rate at all otherwise, `E` is spent down and then the client waits
 //! for the reset. When the reset is far later than the rate explains (more
 //! than one second of rounding beyond the next unit), or a probe was
@@ -84,10 +108,12 @@
 
 use std::time::{Duration, Instant};
 
+mod learned;
 mod refill;
 mod sharing;
 mod window;
 
+use learned::Learned;
 use refill::{Reading, Refill};
 use sharing::Sharing;
 use window::Window;
@@ -124,22 +150,13 @@ struct Estimate {
     barrier: bool,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Anchor {
-    at: Instant,
-    successes: u64,
-}
-
 /// The per-scope pacing state.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Pacer {
     estimate: Option<Estimate>,
     policy_rate: Option<f64>,
     policy_capacity: Option<f64>,
-    learned_rate: Option<f64>,
-    learned_capacity: Option<f64>,
-    anchor: Option<Anchor>,
-    successes_since_throttle: u64,
+    learned: Learned,
     sharing: Sharing,
     window: Window,
     refill: Refill,
@@ -163,12 +180,12 @@ impl Pacer {
     pub(crate) fn rate(&self) -> Option<f64> {
         match self.policy_rate {
             Some(policy) => Some(policy * self.sharing.share()),
-            None => self.observed_rate.or(self.learned_rate),
+            None => self.observed_rate.or(self.learned.rate()),
         }
     }
 
     fn capacity(&self) -> Option<f64> {
-        self.policy_capacity.or(self.learned_capacity)
+        self.policy_capacity.or(self.learned.capacity())
     }
 
     fn capped(&self, tokens: f64) -> f64 {
@@ -333,7 +350,7 @@ impl Pacer {
 
     /// A non-throttled response: one more unit the server granted.
     pub(crate) fn on_success(&mut self) {
-        self.successes_since_throttle += 1;
+        self.learned.on_success();
         self.successes += 1;
         self.sharing.on_success();
         if let Refill::Probing { rate, .. } = self.refill {
@@ -366,31 +383,7 @@ impl Pacer {
                 self.sharing.on_refusal();
             }
         }
-        let next_unit_at = now + hint.unwrap_or(Duration::ZERO);
-        let successes = std::mem::take(&mut self.successes_since_throttle);
-        match self.anchor.as_mut() {
-            Some(anchor)
-                if next_unit_at.saturating_duration_since(anchor.at) <= MEASURE_HORIZON =>
-            {
-                anchor.successes += successes;
-                let span = secs(next_unit_at.saturating_duration_since(anchor.at));
-                if span > 0.0 && anchor.successes > 0 {
-                    self.learned_rate = Some(anchor.successes as f64 / span);
-                }
-            }
-            _ => {
-                self.anchor = Some(Anchor {
-                    at: next_unit_at,
-                    successes: 0,
-                });
-                if successes > 0 {
-                    self.learned_capacity = Some(successes as f64);
-                    if let Some(h) = hint.filter(|h| !h.is_zero()) {
-                        self.learned_rate = Some(successes as f64 / secs(h));
-                    }
-                }
-            }
-        }
+        self.learned.on_throttle(now, hint);
         // The bucket is empty now, whatever we thought.
         let tokens = self.available(now).unwrap_or(0.0).min(0.0);
         let windowed = self.windowed();
