@@ -125,7 +125,7 @@ impl ScopeState {
         self.learn(seq, now, signal);
         if !config.is_retry_status(status) {
             self.consecutive_throttles = 0;
-            self.pacer.on_success();
+            self.pacer.on_success(now);
             return Verdict::Return;
         }
         self.stats.throttled += 1;

@@ -33,6 +33,18 @@ impl Learned {
         self.capacity
     }
 
+    /// Successes since the last refusal.
+    pub(super) fn successes_since_throttle(&self) -> u64 {
+        self.successes_since_throttle
+    }
+
+    /// The time a burst of [`capacity`](Self::capacity) takes to come back
+    /// at [`rate`](Self::rate): a learned window's length.
+    pub(super) fn period(&self) -> Option<Duration> {
+        let period = self.capacity? / self.rate?;
+        Duration::try_from_secs_f64(period).ok()
+    }
+
     /// One more success.
     pub(super) fn on_success(&mut self) {
         self.successes_since_throttle += 1;

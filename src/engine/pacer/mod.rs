@@ -129,6 +129,9 @@ const ROUNDING: Duration = Duration::from_secs(1);
 /// The claim ceiling `(remaining + 1) · share` is exclusive: a server
 /// saying `R` has strictly less than `R + 1` units.
 const HIGH_MARGIN: f64 = 1e-3;
+/// Without quota numbers, a refusal after this fraction of the learned burst
+/// was spent since the previous one means the quota comes back in windows.
+const BURST_SPENT: f64 = 0.5;
 /// Refusals further apart than this start a new rate measurement.
 const MEASURE_HORIZON: Duration = Duration::from_secs(30);
 
@@ -349,7 +352,8 @@ impl Pacer {
     }
 
     /// A non-throttled response: one more unit the server granted.
-    pub(crate) fn on_success(&mut self) {
+    pub(crate) fn on_success(&mut self, now: Instant) {
+        self.open_learned_window(now);
         self.learned.on_success();
         self.successes += 1;
         self.sharing.on_success();
@@ -358,6 +362,29 @@ impl Pacer {
             self.observed_rate = Some(rate);
         }
         self.observe_refills();
+    }
+
+    /// Windows learned from refusals (no quota numbers): the first success
+    /// after a window's end opens the next one, its burst spent from now on
+    /// and nothing back until `now + period` (see the module docs, 2).
+    fn open_learned_window(&mut self, now: Instant) {
+        if !self.window.is_known() || self.policy_capacity.is_some() {
+            return;
+        }
+        let Some(period) = self.learned.period() else {
+            return;
+        };
+        if self.window.ends_at().is_some_and(|end| now < end) {
+            return;
+        }
+        self.window.open(now, period);
+        let tokens = self.available(now).unwrap_or(0.0);
+        self.estimate = Some(Estimate {
+            tokens,
+            at: now,
+            reset_at: self.window.ends_at(),
+            barrier: true,
+        });
     }
 
     /// A throttled response received at `now`, with the server's hint if any.
@@ -373,6 +400,16 @@ impl Pacer {
                 self.first_reading = None;
             }
             Refill::Unknown | Refill::Windowed => {}
+        }
+        // Without quota numbers: refused again after spending most of the
+        // burst learned from the first refusal, the units come back at once
+        // (a window), not at the rate; from now on, burst then wait.
+        let burst_spent = self
+            .learned
+            .capacity()
+            .is_some_and(|c| self.learned.successes_since_throttle() as f64 >= c * BURST_SPENT);
+        if self.policy_capacity.is_none() && burst_spent {
+            self.window.recognise();
         }
         if let (Some(_), Some(limit)) = (self.policy_rate, self.policy_capacity) {
             // Refused after drawing the quota down alone: not others, the
