@@ -401,14 +401,16 @@ impl Pacer {
             }
             Refill::Unknown | Refill::Windowed => {}
         }
-        // Without quota numbers: refused again after spending most of the
-        // burst learned from the first refusal, the units come back at once
-        // (a window), not at the rate; from now on, burst then wait.
+        // Without quota numbers: refused again (with a hint) after spending
+        // most of the burst learned from the first refusal, the units come
+        // back at once (a window), not at the rate; from now on, burst then
+        // wait. (Bare refusals leave it to the backoff: without a hint, a
+        // window's length is never measured.)
         let burst_spent = self
             .learned
             .capacity()
             .is_some_and(|c| self.learned.successes_since_throttle() as f64 >= c * BURST_SPENT);
-        if self.policy_capacity.is_none() && burst_spent {
+        if self.policy_capacity.is_none() && hint.is_some() && burst_spent {
             self.window.recognise();
         }
         if let (Some(_), Some(limit)) = (self.policy_rate, self.policy_capacity) {
