@@ -284,3 +284,16 @@ fn a_quota_filling_up_again_doubles_a_cut_share() {
     pacer.sync(t0 + ms(1000), r(12), 0);
     assert!((rate(&pacer) - 4.0).abs() < 1e-9, "{}", rate(&pacer));
 }
+
+#[test]
+fn the_probe_waits_for_the_units_our_requests_in_flight_will_take() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    // Empty, reset in 2 s for 20 units (one per 100 ms), two of ours in flight.
+    pacer.sync(t0, reading(0, 20, None, Some(ms(2000))), 2);
+    pacer.on_success(t0);
+    // The first two units back are theirs: the probe goes with the third.
+    assert_eq!(pacer.admit(t0), Err(ms(300)));
+    assert_eq!(pacer.admit(t0 + ms(299)), Err(ms(1)));
+    assert_eq!(pacer.admit(t0 + ms(300)), Ok(()));
+}
