@@ -98,7 +98,7 @@ impl FixedWindow {
     }
 
     /// How far into its clock-aligned window `wall` is.
-    fn into_aligned_window(&self, wall: SystemTime) -> Duration {
+    fn offset_in_aligned_window(&self, wall: SystemTime) -> Duration {
         let since_epoch = wall
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
@@ -113,7 +113,7 @@ impl FixedWindow {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let current = state.get_or_insert_with(|| Window {
             opened: if self.aligned {
-                now.checked_sub(self.into_aligned_window(wall))
+                now.checked_sub(self.offset_in_aligned_window(wall))
                     .unwrap_or(now)
             } else {
                 now
