@@ -20,6 +20,7 @@ pub(super) struct Learned {
     capacity: Option<f64>,
     anchor: Option<Anchor>,
     successes_since_throttle: u64,
+    period: Option<Duration>,
 }
 
 impl Learned {
@@ -38,11 +39,24 @@ impl Learned {
         self.successes_since_throttle
     }
 
-    /// The time a burst of [`capacity`](Self::capacity) takes to come back
-    /// at [`rate`](Self::rate): a learned window's length.
+    /// A learned window's length: the shortest time a burst of
+    /// [`capacity`](Self::capacity) was seen to take to come back. Each
+    /// measure is an upper bound (whole-second hints round up, and our own
+    /// lateness after a pause lengthens the span), so the shortest is the
+    /// tightest.
     pub(super) fn period(&self) -> Option<Duration> {
-        let period = self.capacity? / self.rate?;
-        Duration::try_from_secs_f64(period).ok()
+        self.period
+    }
+
+    fn measured(&mut self, rate: f64) {
+        self.rate = Some(rate);
+        let period = self
+            .capacity
+            .and_then(|c| Duration::try_from_secs_f64(c / rate).ok());
+        self.period = match (self.period, period) {
+            (Some(known), Some(new)) => Some(known.min(new)),
+            (known, new) => new.or(known),
+        };
     }
 
     /// One more success.
@@ -66,7 +80,8 @@ impl Learned {
                 anchor.successes += successes;
                 let span = secs(next_unit_at.saturating_duration_since(anchor.at));
                 if span > 0.0 && anchor.successes > 0 {
-                    self.rate = Some(anchor.successes as f64 / span);
+                    let rate = anchor.successes as f64 / span;
+                    self.measured(rate);
                 }
             }
             _ => {
@@ -77,7 +92,7 @@ impl Learned {
                 if successes > 0 {
                     self.capacity = Some(successes as f64);
                     if let Some(h) = hint.filter(|h| !h.is_zero()) {
-                        self.rate = Some(successes as f64 / secs(h));
+                        self.measured(successes as f64 / secs(h));
                     }
                 }
             }
@@ -111,6 +126,8 @@ mod tests {
         learned.on_throttle(t0 + ms(1900), Some(ms(100)));
         assert_eq!(learned.rate(), Some(10.0));
         assert_eq!(learned.capacity(), Some(20.0));
+        // The burst came back within 1 s once: the window is 1 s, not 2.
+        assert_eq!(learned.period(), Some(ms(1000)));
     }
 
     #[test]
