@@ -8,6 +8,10 @@
 //! "honour Retry-After" part, for comparison. `sent` and `throttled` in the
 //! last-line JSON come from the client's own counters and include its
 //! internal retries.
+//!
+//! `--fleet-redis redis://127.0.0.1:6379` (feature `redis`) shares pauses,
+//! learned quotas and send slots with every process given the same URL:
+//! `cargo run --release --features redis --example polite -- --fleet-redis URL …`.
 
 mod support;
 
@@ -22,13 +26,19 @@ struct Args {
     /// ("Retry-After only"); reported as `polite_no_pacing`.
     #[arg(long)]
     no_pacing: bool,
+    /// Share the quota with other processes through this Redis (or
+    /// `redis+cluster://…`); needs the `redis` feature.
+    #[arg(long)]
+    fleet_redis: Option<String>,
 }
 
 #[tokio::main]
 async fn main() -> Result<(), String> {
     support::init_tracing();
     let args = Args::parse();
-    let report = support::polite::run(&args.common, !args.no_pacing).await?;
+    let report =
+        support::polite::run_with(&args.common, !args.no_pacing, args.fleet_redis.as_deref())
+            .await?;
     println!("{}", report.to_json());
     Ok(())
 }

@@ -14,10 +14,22 @@ fn the_report_is_the_last_non_empty_line() {
             ok: 100,
             throttled: 1,
             errors: 0,
-            elapsed_ms: 4012
+            elapsed_ms: 4012,
+            fleet: None,
         }
     );
     assert_eq!(report.wasted(), 1);
+}
+
+#[test]
+fn a_fleet_member_reports_its_store_calls() {
+    let stdout = "{\"client\":\"polite\",\"sent\":2,\"ok\":2,\"throttled\":0,\"errors\":0,\"elapsed_ms\":900,\"fleet\":{\"calls\":5,\"missed_deadline\":1,\"errors\":0}}";
+    let report = parse_report(stdout).expect("a report");
+    let fleet = report.fleet.expect("the fleet calls");
+    assert_eq!(
+        (fleet.calls, fleet.missed_deadline, fleet.errors),
+        (5, 1, 0)
+    );
 }
 
 #[test]

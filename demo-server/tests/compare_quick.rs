@@ -29,7 +29,7 @@ async fn race_and_window_edge_reproduce_the_seed() {
     );
     assert_eq!(report.race.len(), 2);
     assert_eq!(report.edge.len(), 3);
-    assert!(report.waste.is_empty() && report.herd.is_none() && report.cost.is_none());
+    assert!(report.waste.is_empty() && report.herd.is_empty() && report.cost.is_none());
     assert_eq!(report.svg, None, "no timeline without client runs");
     let (race, edge) = (&report.targets[0], &report.targets[1]);
     assert_eq!(race.met, Some(true), "{}: {}", race.claim, race.measured);

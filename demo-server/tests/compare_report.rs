@@ -5,6 +5,7 @@ use demo_server::Algorithm;
 use demo_server::compare::CompareReport;
 use demo_server::compare::clients::{ClientKind, ClientReport};
 use demo_server::compare::experiments::edge::EdgeRow;
+use demo_server::compare::experiments::herd::HerdRow;
 use demo_server::compare::experiments::race::RaceRow;
 use demo_server::compare::experiments::waste::{SETUPS, WasteRow};
 use demo_server::compare::recorder::Seen;
@@ -21,6 +22,7 @@ fn client(kind: ClientKind, setup: usize, sent: u64, ok: u64, elapsed_ms: u64) -
             throttled: sent - ok,
             errors: 0,
             elapsed_ms,
+            fleet: None,
         }),
         seen: Seen {
             received: sent,
@@ -85,7 +87,8 @@ fn verdicts(report: &CompareReport) -> Vec<Option<bool>> {
 #[test]
 fn targets_follow_the_measurements() {
     let report = measured();
-    // race, edge, courteous c=1, c=4, 3 replicas, herd (not measured).
+    // race, edge, courteous c=1, c=4, 3 replicas; then the herds (local 10,
+    // fleet 10/30/100, Redis stopped, cost), not measured.
     assert_eq!(
         verdicts(&report),
         [
@@ -94,6 +97,11 @@ fn targets_follow_the_measurements() {
             Some(true),
             Some(true),
             Some(true),
+            None,
+            None,
+            None,
+            None,
+            None,
             None
         ]
     );
@@ -115,6 +123,11 @@ fn missing_a_target_is_reported() {
             Some(false),
             Some(false),
             Some(true),
+            None,
+            None,
+            None,
+            None,
+            None,
             None
         ]
     );
@@ -160,7 +173,64 @@ fn the_table_has_every_experiment_and_the_json_every_field() {
     assert_eq!(row["report"]["sent"], 40_000);
     assert_eq!(json["race"][0]["algorithm"], "racy-bucket");
     assert_eq!(json["targets"][0]["met"], true);
-    assert!(json["herd"].is_null());
+    assert_eq!(json["herd"], serde_json::json!([]));
+}
+
+fn herd_row(clients: usize, fleet: bool, stopped: bool, sent: u64, ok: u64, quota: f64) -> HerdRow {
+    HerdRow {
+        client_id: format!("herd{clients}"),
+        clients,
+        fleet,
+        redis_stopped_after_ms: stopped.then_some(2000),
+        successes_each: ok / clients as u64,
+        finished: clients,
+        failures: Vec::new(),
+        sent,
+        ok,
+        throttled: sent - ok,
+        wasted_percent: 100.0 * (sent - ok) as f64 / sent as f64,
+        elapsed_ms: 9_000,
+        rate_per_s: ok as f64 / 9.0,
+        quota_used: quota,
+        fleet_calls: None,
+    }
+}
+
+#[test]
+fn herd_rows_are_checked_per_size_and_listed_in_json() {
+    let mut report = measured();
+    report.herd = vec![
+        herd_row(10, false, false, 206, 200, 0.91),
+        herd_row(10, true, false, 200, 200, 0.97),
+        herd_row(30, false, false, 260, 210, 0.80),
+        // 2 wasted of 212: 0.9 %, but 94 % of the quota: missed.
+        herd_row(30, true, false, 212, 210, 0.94),
+        herd_row(100, true, false, 202, 200, 0.96),
+        herd_row(30, true, true, 230, 210, 0.85),
+    ];
+    report.evaluate();
+    let herd: Vec<_> = verdicts(&report).into_iter().skip(5).collect();
+    // local 10, fleet 10, fleet 30, fleet 100, stopped (8.7 % vs local 19.2 %), cost.
+    assert_eq!(
+        herd,
+        [
+            Some(true),
+            Some(true),
+            Some(false),
+            Some(true),
+            Some(true),
+            None
+        ]
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    let rows = json["herd"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    for key in ["clients", "fleet", "sent", "ok", "quota_used"] {
+        assert!(rows[0].get(key).is_some(), "{key} in {}", rows[0]);
+    }
+    assert_eq!(rows[1]["fleet"], true);
+    let table = report.to_string();
+    assert!(table.contains("fleet, Redis stopped at 2 s"), "{table}");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::{CommonArgs, Outcome, Report};
 
-/// The fixed pause after a throttled response (the seed's experiment).
+/// The fixed pause after a throttled response (the original experiment's experiment).
 pub const PAUSE_AFTER_THROTTLE: Duration = Duration::from_millis(50);
 
 /// Resend at once after every 429 or 503.

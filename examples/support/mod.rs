@@ -34,7 +34,7 @@ pub struct CommonArgs {
     /// Sent as `X-Client-Id` on every request, when given.
     #[arg(long)]
     pub client_id: Option<String>,
-    /// Stop after starting this many requests whatever happened (the seed's
+    /// Stop after starting this many requests whatever happened (the original experiment's
     /// naive client needed ~53,000; 100,000 bounds a misbehaving run). For
     /// `polite` these are `send` calls, each bounded by its own attempt limit.
     #[arg(long, default_value_t = 100_000)]
@@ -97,6 +97,20 @@ pub struct Report {
     pub errors: u64,
     /// Wall time of the load loop.
     pub elapsed_ms: u64,
+    /// The fleet store's calls, when `--fleet-redis` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetCalls>,
+}
+
+/// What a process's fleet store calls came to.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FleetCalls {
+    /// Calls made.
+    pub calls: u64,
+    /// Calls that missed their deadline.
+    pub missed_deadline: u64,
+    /// Calls Redis refused or dropped.
+    pub errors: u64,
 }
 
 impl Report {
@@ -109,6 +123,7 @@ impl Report {
             throttled: tally.throttled,
             errors: tally.errors,
             elapsed_ms: u64::try_from(tally.elapsed.as_millis()).unwrap_or(u64::MAX),
+            fleet: None,
         }
     }
 

@@ -33,6 +33,7 @@ mod pacer;
 mod scope;
 mod state;
 mod stats;
+mod time;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -43,9 +44,10 @@ use http::StatusCode;
 
 pub use budget::RetryBudget;
 pub use config::{Backoff, Config, GiveUpMode};
-pub use decision::{Admit, GiveUpReason, RetryReason, Verdict, WaitReason};
+pub use decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 pub use scope::Scope;
 pub use stats::ScopeStats;
+pub use time::MAX_SERVER_WAIT;
 
 use crate::signal::Signal;
 use state::ScopeState;
@@ -71,6 +73,37 @@ struct Shared {
 struct Scopes {
     all: HashMap<Scope, Arc<Slot>>,
     last: Option<ScopeHandle>,
+    /// Idle scopes are swept when a scope is created and `all` holds this
+    /// many (twice as many as after the last sweep, at least [`SWEEP_FLOOR`]).
+    sweep_at: usize,
+}
+
+/// No sweep for idle scopes below this many: a few scopes cost nothing.
+const SWEEP_FLOOR: usize = 1024;
+
+impl Scopes {
+    /// Drops the scopes idle for `idle` at `now` (see
+    /// [`Config::evict_idle_scopes`]). A scope anyone holds (a request
+    /// waiting or in flight, or the fast path's `last`) is kept: the map's
+    /// `Arc` is then not the only one, and new holders are only made under
+    /// the `Scopes` lock held here.
+    fn sweep(&mut self, idle: Option<Duration>, now: Instant) {
+        if let Some(idle) = idle {
+            self.all.retain(|_, slot| {
+                if Arc::strong_count(slot) > 1 {
+                    return true;
+                }
+                match slot.try_lock() {
+                    Ok(state) => !state.is_idle(now, idle),
+                    Err(_) => true,
+                }
+            });
+            if self.all.capacity() > 4 * self.all.len().max(SWEEP_FLOOR) {
+                self.all.shrink_to_fit();
+            }
+        }
+        self.sweep_at = self.all.len().saturating_mul(2).max(SWEEP_FLOOR);
+    }
 }
 
 /// One scope's state behind its own lock, so requests to different scopes
@@ -100,11 +133,17 @@ impl fmt::Debug for Engine {
 }
 
 /// What the engine needs to know about the request being decided.
+///
+/// Its limits (attempts, longest wait, deadline) are the [`Config`]'s unless
+/// the request set its own ([`with_limits`](Self::with_limits)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Attempt {
     number: u32,
     retryable: bool,
     started: Instant,
+    max_attempts: Option<u32>,
+    max_wait: Option<Duration>,
+    deadline: Option<Option<Duration>>,
 }
 
 impl Attempt {
@@ -115,7 +154,40 @@ impl Attempt {
             number,
             retryable,
             started,
+            max_attempts: None,
+            max_wait: None,
+            deadline: None,
         }
+    }
+
+    /// This request's own limits, each replacing the [`Config`]'s when
+    /// `Some`: attempts (at least 1), longest single wait, and deadline
+    /// (`Some(None)`: no deadline).
+    pub fn with_limits(
+        mut self,
+        max_attempts: Option<u32>,
+        max_wait: Option<Duration>,
+        deadline: Option<Option<Duration>>,
+    ) -> Self {
+        self.max_attempts = max_attempts.map(|n| n.max(1));
+        self.max_wait = max_wait;
+        self.deadline = deadline;
+        self
+    }
+
+    /// Attempts allowed for this request, the first included.
+    pub fn max_attempts(&self, config: &Config) -> u32 {
+        self.max_attempts.unwrap_or(config.max_attempts)
+    }
+
+    /// The longest single wait allowed for this request.
+    pub fn max_wait(&self, config: &Config) -> Duration {
+        self.max_wait.unwrap_or(config.max_wait)
+    }
+
+    /// This request's deadline, counted from [`started`](Self::started).
+    pub fn deadline(&self, config: &Config) -> Option<Duration> {
+        self.deadline.unwrap_or(config.deadline)
     }
 
     /// 1 for the first send.
@@ -134,13 +206,16 @@ impl Attempt {
     }
 
     /// Whether a wait of `wait` from `now` would end after the deadline.
+    /// A deadline too far to be an [`Instant`] (`Duration::MAX`) is never
+    /// passed; a wait too long to be one always passes a finite deadline.
     pub fn would_pass_deadline(&self, config: &Config, now: Instant, wait: Duration) -> bool {
-        match config.deadline {
-            Some(deadline) => now
-                .checked_add(wait)
-                .is_none_or(|end| end > self.started + deadline),
-            None => false,
-        }
+        let Some(limit) = self
+            .deadline(config)
+            .and_then(|deadline| self.started.checked_add(deadline))
+        else {
+            return false;
+        };
+        now.checked_add(wait).is_none_or(|end| end > limit)
     }
 }
 
@@ -223,8 +298,12 @@ impl Engine {
                 slot: Arc::clone(slot),
             },
             None => {
+                let config = &self.shared.config;
+                if scopes.all.len() >= scopes.sweep_at {
+                    scopes.sweep(config.scope_idle, now);
+                }
                 let scope = Scope::new(key);
-                let slot = Arc::new(Mutex::new(ScopeState::new(&self.shared.config, now)));
+                let slot = Arc::new(Mutex::new(ScopeState::new(config, key, now)));
                 scopes.all.insert(scope.clone(), Arc::clone(&slot));
                 ScopeHandle { scope, slot }
             }
@@ -280,18 +359,38 @@ impl Engine {
     }
 
     /// A response arrived at `now` for the send `ticket`: learn from its
-    /// signal and decide.
+    /// signal and decide, classified by the configured
+    /// [`retry_statuses`](Config::retry_statuses) (throttled or final).
     pub fn on_response(
         &self,
-        mut ticket: InFlight,
+        ticket: InFlight,
         now: Instant,
         status: StatusCode,
         signal: &Signal,
         attempt: &Attempt,
     ) -> Verdict {
+        let class = if self.shared.config.is_retry_status(status) {
+            ResponseClass::Throttled { wait: None }
+        } else {
+            ResponseClass::Final
+        };
+        self.on_classified(ticket, now, status, class, signal, attempt)
+    }
+
+    /// [`on_response`](Self::on_response) with the response already
+    /// classified (by a user's classifier, for example).
+    pub fn on_classified(
+        &self,
+        mut ticket: InFlight,
+        now: Instant,
+        status: StatusCode,
+        class: ResponseClass,
+        signal: &Signal,
+        attempt: &Attempt,
+    ) -> Verdict {
         ticket.settled = true;
         let config = &self.shared.config;
-        lock(&ticket.slot).on_response(config, ticket.seq, now, status, signal, attempt)
+        lock(&ticket.slot).on_response(config, ticket.seq, now, status, class, signal, attempt)
     }
 
     /// The send `ticket` failed at `now` without a response.
@@ -308,7 +407,8 @@ impl Engine {
         lock(&ticket.slot).on_transport_error(config, now, retryable_error, attempt)
     }
 
-    /// Counters of every scope seen so far, sorted by scope.
+    /// Counters of every scope known, sorted by scope (a scope dropped
+    /// after [`Config::evict_idle_scopes`] is gone with its counters).
     pub fn stats(&self) -> Vec<(Scope, ScopeStats)> {
         let slots: Vec<_> = lock(&self.shared.scopes)
             .all
@@ -317,16 +417,22 @@ impl Engine {
             .collect();
         let mut all: Vec<_> = slots
             .into_iter()
-            .map(|(scope, slot)| (scope, lock(&slot).stats))
+            .map(|(scope, slot)| (scope, lock(&slot).stats()))
             .collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
         all
     }
 
+    /// How many scopes the engine holds state for now (idle ones are
+    /// dropped: see [`Config::evict_idle_scopes`]).
+    pub fn scope_count(&self) -> usize {
+        lock(&self.shared.scopes).all.len()
+    }
+
     /// Counters of one scope, if it has been seen.
     pub fn scope_stats(&self, scope: &Scope) -> Option<ScopeStats> {
         let slot = lock(&self.shared.scopes).all.get(scope).cloned();
-        slot.map(|slot| lock(&slot).stats)
+        slot.map(|slot| lock(&slot).stats())
     }
 }
 

@@ -67,48 +67,50 @@ impl FleetGate {
             return engine.admit_unpaced_in(handle, at);
         }
         let scope = handle.scope().as_str();
-        if self.local().breaker.allows(at) {
+        // A failed call is tried again until the breaker opens (2 failures
+        // in a row by default), so one late answer on a busy machine costs
+        // one more call, not a blind send.
+        while self.local().breaker.allows(crate::service::now()) {
             let answer = self.store.reserve(scope).await;
             let now = crate::service::now();
-            match answer {
-                Ok(reservation) => {
-                    self.answered();
-                    match reservation {
-                        Reservation::Go {
-                            after,
-                            members,
-                            interval,
-                            probe,
-                        } => {
-                            if let Some(interval) = interval {
-                                self.local()
-                                    .fallback
-                                    .remember(scope, Shared { interval, members });
-                            }
-                            turn.probe = probe;
-                            if after.is_zero() {
-                                return engine.admit_unpaced_in(handle, now);
-                            }
-                            turn.held = Some(now + after);
-                            return Admit::After {
-                                wait: after,
-                                reason: WaitReason::Pacing,
-                            };
-                        }
-                        Reservation::AskAgain { after } => {
-                            return Admit::After {
-                                wait: after,
-                                reason: WaitReason::Paused,
-                            };
-                        }
+            let reservation = match answer {
+                Ok(reservation) => reservation,
+                Err(error) => {
+                    tracing::debug!(%error, "courteous: fleet store call failed");
+                    self.local().breaker.failure(now);
+                    continue;
+                }
+            };
+            self.answered();
+            return match reservation {
+                Reservation::Go {
+                    after,
+                    members,
+                    interval,
+                    probe,
+                } => {
+                    if let Some(interval) = interval {
+                        self.local()
+                            .fallback
+                            .remember(scope, Shared { interval, members });
+                    }
+                    turn.probe = probe;
+                    if after.is_zero() {
+                        return engine.admit_unpaced_in(handle, now);
+                    }
+                    turn.held = Some(now + after);
+                    Admit::After {
+                        wait: after,
+                        reason: WaitReason::Pacing,
                     }
                 }
-                Err(error) => {
-                    tracing::debug!(%error, "courteous: fleet store unavailable; pacing locally");
-                    self.local().breaker.failure(now);
-                }
-            }
+                Reservation::AskAgain { after } => Admit::After {
+                    wait: after,
+                    reason: WaitReason::Paused,
+                },
+            };
         }
+        tracing::debug!("courteous: fleet store unavailable; pacing locally");
         let now = crate::service::now();
         let wait = self.local().fallback.take(scope, now);
         if !wait.is_zero() {

@@ -52,6 +52,8 @@ mod store;
 pub use breaker::{BreakerSettings, FALLBACK_SHARE};
 pub use error::FleetError;
 pub use lesson::{Lesson, QuotaKind};
-pub use store::{DEFAULT_DEADLINE, DEFAULT_PREFIX, RedisFleet, RedisFleetBuilder, Reservation};
+pub use store::{
+    DEFAULT_DEADLINE, DEFAULT_PREFIX, FleetCounters, RedisFleet, RedisFleetBuilder, Reservation,
+};
 
 pub(crate) use gate::{FleetGate, Turn};

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -71,6 +72,7 @@ pub struct RedisFleet {
 }
 
 struct Inner {
+    counters: Counters,
     connection: Connection,
     settings: Settings,
     member: String,
@@ -83,6 +85,24 @@ struct Inner {
 enum Connection {
     Single(ConnectionManager),
     Cluster(ClusterConnection),
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    calls: AtomicU64,
+    missed_deadline: AtomicU64,
+    errors: AtomicU64,
+}
+
+/// What this process's store calls came to, since it connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FleetCounters {
+    /// Calls made (reservations, publishes, pings).
+    pub calls: u64,
+    /// Calls that missed their deadline.
+    pub missed_deadline: u64,
+    /// Calls Redis refused or dropped.
+    pub errors: u64,
 }
 
 /// Every number the store works with; see [`RedisFleetBuilder`] for each.
@@ -205,6 +225,7 @@ impl RedisFleetBuilder {
         };
         Ok(RedisFleet {
             inner: Arc::new(Inner {
+                counters: Counters::default(),
                 connection,
                 settings: self.settings,
                 member: format!("{:016x}", rand::random::<u64>()),
@@ -267,6 +288,36 @@ impl RedisFleet {
     /// The per-call deadline.
     pub fn deadline(&self) -> Duration {
         self.inner.settings.deadline
+    }
+
+    /// Calls made, missed and refused so far (every clone counts here).
+    pub fn counters(&self) -> FleetCounters {
+        let c = &self.inner.counters;
+        FleetCounters {
+            calls: c.calls.load(Ordering::Relaxed),
+            missed_deadline: c.missed_deadline.load(Ordering::Relaxed),
+            errors: c.errors.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Runs one call within the deadline, counting it.
+    async fn timed<T>(
+        &self,
+        call: impl Future<Output = Result<T, FleetError>>,
+    ) -> Result<T, FleetError> {
+        let c = &self.inner.counters;
+        c.calls.fetch_add(1, Ordering::Relaxed);
+        let result = match tokio::time::timeout(self.inner.settings.deadline, call).await {
+            Ok(result) => result,
+            Err(_) => {
+                c.missed_deadline.fetch_add(1, Ordering::Relaxed);
+                return Err(FleetError::deadline());
+            }
+        };
+        if result.is_err() {
+            c.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        result
     }
 
     pub(crate) fn breaker_settings(&self) -> BreakerSettings {
@@ -332,9 +383,7 @@ impl RedisFleet {
             };
             Ok(())
         };
-        tokio::time::timeout(self.inner.settings.deadline, call)
-            .await
-            .map_err(|_| FleetError::deadline())?
+        self.timed(call).await
     }
 
     async fn invoke<T: FromRedisValue>(
@@ -347,9 +396,7 @@ impl RedisFleet {
                 Connection::Cluster(c) => invocation.invoke_async(&mut c.clone()).await?,
             })
         };
-        tokio::time::timeout(self.inner.settings.deadline, call)
-            .await
-            .map_err(|_| FleetError::deadline())?
+        self.timed(call).await
     }
 }
 

@@ -18,7 +18,7 @@ use super::CompareError;
 /// client bounds itself at 60 s; the others need about 4 s.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(45);
 
-/// The four clients of the seed's wasted-requests experiment (and ours).
+/// The four clients of the original experiment's wasted-requests experiment (and ours).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClientKind {
@@ -102,6 +102,20 @@ pub struct ClientReport {
     pub errors: u64,
     /// Wall time of the run.
     pub elapsed_ms: u64,
+    /// The fleet store's calls (`polite --fleet-redis` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetCalls>,
+}
+
+/// What one process's fleet store calls came to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FleetCalls {
+    /// Calls made.
+    pub calls: u64,
+    /// Calls that missed their deadline (20 ms by default).
+    pub missed_deadline: u64,
+    /// Calls Redis refused or dropped.
+    pub errors: u64,
 }
 
 impl ClientReport {
@@ -128,6 +142,8 @@ pub struct ClientRun {
     pub concurrency: u64,
     /// `X-Client-Id`.
     pub client_id: String,
+    /// More arguments (the herd's `--fleet-redis URL`).
+    pub extra_args: Vec<String>,
 }
 
 /// Where the example binaries are and how to build them.
@@ -205,6 +221,9 @@ impl Examples {
             "courteous".to_owned(),
             "--target-dir".to_owned(),
             self.target_dir.display().to_string(),
+            // The herd's fleet rows run `polite --fleet-redis`.
+            "--features".to_owned(),
+            "redis".to_owned(),
         ];
         for example in examples {
             args.push("--example".to_owned());
@@ -250,6 +269,7 @@ pub async fn run(
         .arg("--client-id")
         .arg(&run.client_id)
         .args(kind.extra_args())
+        .args(&run.extra_args)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -1,4 +1,4 @@
-//! `demo-server compare`: the seed's experiments (seeds/000, signals.md §5)
+//! `demo-server compare`: the original experiment's experiments (docs/background.md)
 //! in one command, with the example clients as separate processes, and an
 //! SVG timeline of what each client cost the server.
 //!
@@ -11,7 +11,9 @@
 //!    3b. the same job on every kind of limiter (fixed windows aligned to
 //!    the clock or opened by the first request; `--matrix`: token bucket,
 //!    sliding log, every header style), against each algorithm's floor;
-//! 4. a herd of 10 polite processes on one client id;
+//! 4. herds of 10, 30 and 100 polite processes on one client id, each
+//!    learning alone and sharing a fleet store, and a fleet whose Redis is
+//!    stopped mid-run;
 //! 5. the cost of one check per algorithm.
 //!
 //! Quotas live in Redis when `REDIS_URL` is set or `redis-server` is on `PATH`
@@ -21,6 +23,7 @@
 pub mod clients;
 mod error;
 pub mod experiments;
+mod herd_targets;
 pub mod proxy;
 pub mod recorder;
 pub mod report;
@@ -60,7 +63,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub skip_build: bool,
     /// Header dialect of the replicas (default: every dialect at once, the
-    /// demo server's default; the seed's server spoke `ietf-legacy`).
+    /// demo server's default; the original experiment's server spoke `ietf-legacy`).
     #[arg(long, value_enum, default_value_t = HeaderStyle::All)]
     pub headers: HeaderStyle,
     /// Run the limiters experiment on the whole matrix: token bucket, both
@@ -144,8 +147,11 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
         report.limiters = experiments::limiters::run(&lab, args.matrix).await?;
     }
     if args.runs(Experiment::Herd) {
-        lab.progress("4/5 herd: 10 polite processes on one client id");
-        report.herd = experiments::herd::run(&lab).await?;
+        lab.progress("4/5 herds: 10, 30, 100 polite processes on one client id, local and fleet");
+        let herds = experiments::herd::run(&lab).await?;
+        report.herd = herds.rows;
+        report.fleet_cost = herds.fleet_cost;
+        report.fleet_skipped = herds.fleet_skipped;
     }
     if args.runs(Experiment::Cost) {
         lab.progress("5/5 cost of one check per algorithm");
@@ -153,7 +159,7 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
     }
     report.seconds = started.elapsed().as_secs_f64();
     report.evaluate();
-    if !report.waste.is_empty() || !report.limiters.is_empty() || report.herd.is_some() {
+    if !report.waste.is_empty() || !report.limiters.is_empty() || !report.herd.is_empty() {
         let path = args
             .svg
             .clone()
@@ -200,15 +206,17 @@ fn timeline_svg(lab: &Lab, report: &CompareReport) -> String {
         };
         lanes.push(lane(lab, &row.client_id, row.client.label(), note));
     }
-    if let Some(h) = &report.herd {
+    for h in &report.herd {
         let note = format!(
-            "{} processes · sent {} · wasted {} · {:.2} s",
-            h.clients,
+            "{} · sent {} · wasted {} · {:.2} s · {:.0} % of the quota",
+            h.store_label(),
             h.sent,
             h.wasted(),
-            h.elapsed_ms as f64 / 1000.0
+            h.elapsed_ms as f64 / 1000.0,
+            100.0 * h.quota_used
         );
-        lanes.push(lane(lab, &h.client_id, "herd of polite clients", note));
+        let label = format!("herd of {} × {}", h.clients, h.successes_each);
+        lanes.push(lane(lab, &h.client_id, &label, note));
     }
     timeline::render(
         "What each client cost the server: requests per 100 ms",

@@ -10,7 +10,8 @@ use crate::{Algorithm, HeaderStyle};
 use super::clients::ClientKind;
 use super::experiments::cost::CostResult;
 use super::experiments::edge::EdgeRow;
-use super::experiments::herd::HerdResult;
+use super::experiments::fleet_cost::FleetCost;
+use super::experiments::herd::HerdRow;
 use super::experiments::limiters::LimiterRow;
 use super::experiments::race::RaceRow;
 use super::experiments::waste::{SETUPS, WasteRow};
@@ -32,8 +33,12 @@ pub struct CompareReport {
     pub waste: Vec<WasteRow>,
     /// Experiment 3b.
     pub limiters: Vec<LimiterRow>,
-    /// Experiment 4.
-    pub herd: Option<HerdResult>,
+    /// Experiment 4: one row per (processes, store), then the stopped-Redis run.
+    pub herd: Vec<HerdRow>,
+    /// Experiment 4: the fleet store's calls beside `PING` on the same Redis.
+    pub fleet_cost: Option<FleetCost>,
+    /// Experiment 4: why the fleet rows are missing, if they are.
+    pub fleet_skipped: Option<String>,
     /// Experiment 5.
     pub cost: Option<CostResult>,
     /// Where the SVG timeline was written.
@@ -71,8 +76,11 @@ impl CompareReport {
         for index in [1, 2] {
             targets.push(self.spread_target(index));
         }
-        targets.push(herd_target(self.herd.as_ref()));
         targets.extend(self.limiter_targets());
+        targets.extend(super::herd_targets::all(
+            &self.herd,
+            self.fleet_cost.as_ref(),
+        ));
         self.targets = targets;
     }
 
@@ -190,7 +198,7 @@ fn no_slower(elapsed_ms: u64, reference_ms: u64) -> bool {
 /// Allowance for scheduling noise when comparing two elapsed times (1 %).
 pub const TIMER_NOISE: f64 = 0.01;
 
-fn not_measured(claim: String) -> Target {
+pub(super) fn not_measured(claim: String) -> Target {
     Target {
         claim,
         met: None,
@@ -249,25 +257,6 @@ fn edge_target(edge: &[EdgeRow]) -> Target {
     }
 }
 
-fn herd_target(herd: Option<&HerdResult>) -> Target {
-    let claim =
-        "herd of 10 processes on one id: ≤ 10 % wasted, ≥ 90 % of the allowed rate".to_owned();
-    match herd {
-        Some(h) => Target {
-            claim,
-            met: Some(h.wasted_percent() <= 10.0 && h.quota_used >= 0.9),
-            measured: format!(
-                "{} sent, {} ok, {:.1} % wasted, {:.0} % of the quota",
-                h.sent,
-                h.ok,
-                h.wasted_percent(),
-                100.0 * h.quota_used
-            ),
-        },
-        None => not_measured(claim),
-    }
-}
-
 /// The CLI name of a header style (`all`, `ietf-legacy`, …).
 pub fn header_style_name(style: HeaderStyle) -> String {
     clap::ValueEnum::to_possible_value(&style)
@@ -296,7 +285,12 @@ impl fmt::Display for CompareReport {
         super::tables::edge(f, &self.edge)?;
         super::tables::waste(f, &self.waste)?;
         super::tables::limiters(f, &self.limiters)?;
-        super::tables::herd(f, self.herd.as_ref())?;
+        super::tables::herd(
+            f,
+            &self.herd,
+            self.fleet_cost.as_ref(),
+            self.fleet_skipped.as_deref(),
+        )?;
         super::tables::cost(f, self.cost.as_ref())?;
         if let Some(svg) = &self.svg {
             writeln!(f, "\ntimeline: {svg}")?;

@@ -1,4 +1,4 @@
-//! What the seed measured (seeds/000, `signals.md` §5), shown next to our
+//! What the original experiment measured (docs/background.md), shown next to our
 //! figures. Go 1.23, go-redis v9, Redis 7 over a container network.
 
 use crate::Algorithm;

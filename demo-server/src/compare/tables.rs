@@ -4,7 +4,8 @@ use std::fmt::{self, Write};
 
 use super::experiments::cost::CostResult;
 use super::experiments::edge::EdgeRow;
-use super::experiments::herd::HerdResult;
+use super::experiments::fleet_cost::FleetCost;
+use super::experiments::herd::HerdRow;
 use super::experiments::limiters::{LIMIT, LimiterRow, WINDOW_MS};
 use super::experiments::race::{RACY_GAP, RaceRow};
 use super::experiments::waste::{CAPACITY, RATE, SETUPS, SUCCESSES, WasteRow};
@@ -180,29 +181,63 @@ pub fn limiters(f: &mut fmt::Formatter<'_>, rows: &[LimiterRow]) -> fmt::Result 
 }
 
 /// Experiment 4.
-pub fn herd(f: &mut fmt::Formatter<'_>, herd: Option<&HerdResult>) -> fmt::Result {
-    let Some(h) = herd else {
+pub fn herd(
+    f: &mut fmt::Formatter<'_>,
+    rows: &[HerdRow],
+    cost: Option<&FleetCost>,
+    skipped: Option<&str>,
+) -> fmt::Result {
+    if rows.is_empty() {
         return Ok(());
-    };
+    }
     heading(
         f,
         &format!(
-            "4. herd: {} polite processes, no shared state, one client id, {} successes each",
-            h.clients, h.successes_each
+            "4. herd: polite processes on one client id (one quota: {CAPACITY} + {RATE}/s), about 200 successes per herd"
         ),
     )?;
     writeln!(
         f,
-        "  sent {}, ok {}, wasted {} ({:.1} %), 429s {}, {:.2} s; {:.1} successes/s = {:.0} % of what the bucket allowed ({CAPACITY} + {RATE}/s)",
-        h.sent,
-        h.ok,
-        h.wasted(),
-        h.wasted_percent(),
-        h.throttled,
-        h.elapsed_ms as f64 / 1000.0,
-        h.rate_per_s,
-        100.0 * h.quota_used
-    )
+        "  {:>9}  {:<30} {:>4} {:>5} {:>5} {:>7} {:>6} {:>8} {:>6}  finished",
+        "processes", "store", "each", "sent", "ok", "wasted", "%", "seconds", "quota"
+    )?;
+    for r in rows {
+        writeln!(
+            f,
+            "  {:>9}  {:<30} {:>4} {:>5} {:>5} {:>7} {:>6.1} {:>8.2} {:>5.1}%  {}/{}",
+            r.clients,
+            r.store_label(),
+            r.successes_each,
+            r.sent,
+            r.ok,
+            r.wasted(),
+            r.wasted_percent,
+            r.elapsed_ms as f64 / 1000.0,
+            100.0 * r.quota_used,
+            r.finished,
+            r.clients
+        )?;
+        for failure in r.failures.iter().take(3) {
+            writeln!(f, "             failed: {failure}")?;
+        }
+    }
+    if let Some(why) = skipped {
+        writeln!(f, "  fleet rows skipped: {why}")?;
+    }
+    if let Some(c) = cost {
+        writeln!(
+            f,
+            "  fleet store calls beside PING on its Redis, {} rounds: PING p50/p99 {:.1}/{:.1} µs; reserve {:.1}/{:.1} µs; publish {:.1}/{:.1} µs",
+            c.rounds,
+            c.ping.p50_us,
+            c.ping.p99_us,
+            c.reserve.p50_us,
+            c.reserve.p99_us,
+            c.publish.p50_us,
+            c.publish.p99_us
+        )?;
+    }
+    Ok(())
 }
 
 /// Experiment 5.

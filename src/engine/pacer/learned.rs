@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::super::time::later;
 use super::{MEASURE_HORIZON, secs};
 
 /// Where the current measurement starts: the instant a refusal's hint
@@ -69,9 +70,7 @@ impl Learned {
     /// span` is the rate (span between the instants the hints pointed to).
     /// The first refusal gives the burst, and `successes / hint`.
     pub(super) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) {
-        let next_unit_at = now
-            .checked_add(hint.unwrap_or(Duration::ZERO))
-            .unwrap_or(now);
+        let next_unit_at = later(now, hint.unwrap_or(Duration::ZERO));
         let successes = std::mem::take(&mut self.successes_since_throttle);
         match self.anchor.as_mut() {
             Some(anchor)

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::super::time::{later, wait_from_secs};
 use super::{EPSILON, MEASURE_HORIZON, Pacer, secs};
 
 /// Observed refills are measured over at least this span: the readings are
@@ -67,7 +68,7 @@ impl Pacer {
         // The mirror may be below zero (our requests in flight spend the
         // first units back): the probe's unit is the one after those.
         let owed = (1.0 - self.estimate.map_or(0.0, |e| e.tokens)).max(1.0);
-        let due = since.checked_add(unit.mul_f64(owed)).unwrap_or(reset);
+        let due = later(since, wait_from_secs(secs(unit) * owed));
         match self.refill {
             Refill::Unknown if now >= due => {
                 self.refill = Refill::Probing {

@@ -1,4 +1,4 @@
-//! A simulated token-bucket server (capacity 20, 20/s, as in the seed's
+//! A simulated token-bucket server (capacity 20, 20/s, as in the original experiment's
 //! experiment) driven by the engine through a simulated clock: checks that
 //! pacing reaches the server's rate with no or few refusals, per dialect.
 //! Deterministic apart from jitter; no sleeping, no sockets.
@@ -416,7 +416,7 @@ pub(super) fn run_staggered_herd(
     out
 }
 
-/// The seed's experiment (bucket of 20 refilled at 20/s, 100 successes)
+/// The original experiment's experiment (bucket of 20 refilled at 20/s, 100 successes)
 /// in simulated time; the bounds are the must-show's where the dialect makes
 /// them reachable (see the module docs of `pacer`).
 #[test]

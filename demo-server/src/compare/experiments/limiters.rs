@@ -197,6 +197,7 @@ pub async fn run(lab: &Lab, matrix: bool) -> Result<Vec<LimiterRow>, CompareErro
                 successes: SUCCESSES,
                 concurrency: cell.concurrency,
                 client_id: client_id.clone(),
+                extra_args: Vec::new(),
             };
             let (report, error) = match lab.examples.binary(kind.example()) {
                 None => (

@@ -1,8 +1,9 @@
-//! The five experiments of the seed (seeds/000 §"Đo thật"), each on fresh
+//! The five experiments of the original write-up (docs/background.md), each on fresh
 //! keys and fresh client ids so runs never share a quota.
 
 pub mod cost;
 pub mod edge;
+pub mod fleet_cost;
 pub mod herd;
 pub mod limiters;
 pub mod race;
