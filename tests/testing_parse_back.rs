@@ -43,23 +43,25 @@ async fn every_hint_style_reads_back_as_its_wait() {
             ms(2000),
             ms(2000),
         ),
-        // Date rounded up to the next second, measured from the floored `Date`.
+        // Date rounded up to the next second, measured from the local clock
+        // (it agrees with `Date`'s second: same machine), or from the
+        // floored `Date` when the response crossed a second in transit.
         (
             RetryAfterStyle::HttpDate,
             HintSource::RetryAfterDate,
-            ms(2000),
+            ms(1500),
             ms(3000),
         ),
         (
             RetryAfterStyle::HttpDateRfc850,
             HintSource::RetryAfterDate,
-            ms(2000),
+            ms(1500),
             ms(3000),
         ),
         (
             RetryAfterStyle::HttpDateAsctime,
             HintSource::RetryAfterDate,
-            ms(2000),
+            ms(1500),
             ms(3000),
         ),
         (
@@ -211,4 +213,48 @@ async fn a_fixed_window_reads_back_as_its_policy() {
     assert_eq!(quota.window(), Some(Duration::from_secs(60)));
     assert_eq!(quota.reset(), Some(Duration::from_secs(60)));
     assert_eq!(quota.rate(), Some(3.0 / 60.0));
+}
+
+#[tokio::test]
+async fn seconds_rounded_to_the_nearest_can_say_zero() {
+    for (wait, said) in [(ms(400), 0), (ms(600), 1), (ms(1400), 1)] {
+        let throttle = ThrottleThenOk::new(1)
+            .wait(wait)
+            .retry_after(RetryAfterStyle::SecondsNearest);
+        let (status, signal) = first_signal(throttle).await;
+        assert_eq!(status, 429);
+        let hint = signal.retry_after().expect("a hint");
+        assert_eq!(hint.delay(), Duration::from_secs(said), "{wait:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_clock_aligned_window_ends_at_the_next_whole_second() {
+    let window = FixedWindow::per_second(nz(50))
+        .aligned_to_clock()
+        .dialect(Dialect::XRateLimit);
+    let server = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(window.clone())
+        .mount(&server)
+        .await;
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let response = reqwest::get(server.uri()).await.expect("send");
+    let after = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let reset: u64 = response.headers()["x-ratelimit-reset"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // The window that held the request ends at a whole second: the one
+    // after `before`, or after `after` if the request crossed a second.
+    assert!(
+        reset == before.as_secs() + 1 || reset == after.as_secs() + 1,
+        "reset {reset}, sent at {before:?}, answered at {after:?}"
+    );
+    assert_eq!(window.admitted(), 1);
 }

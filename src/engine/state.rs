@@ -147,7 +147,7 @@ impl ScopeState {
             remaining: quota.remaining(),
             limit: quota.limit(),
             window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
-            reset,
+            reset: tightest_reset(signal, quota).map(|reset| reset.min(MAX_SERVER_WAIT)),
         };
         self.pacer.sync(now, reading, self.in_flight);
     }
@@ -183,7 +183,7 @@ impl ScopeState {
             }
             ResponseClass::Final => {
                 self.consecutive_throttles = 0;
-                self.pacer.on_success();
+                self.pacer.on_success(now);
                 return Verdict::Return;
             }
         };
@@ -289,6 +289,20 @@ pub(crate) fn pacing_quota(signal: &Signal) -> Option<&Quota> {
         .filter(|q| q.remaining() == binding.remaining() && q.window().is_some())
         .max_by_key(|q| q.reset())
         .or(Some(binding))
+}
+
+/// The reset of `quota`, or the shortest one among the dialects describing
+/// the same quota (same limit and remaining): each is an upper bound of the
+/// same instant, rounded its own way (a whole-second delta `t=1`, or an
+/// epoch located to a round trip), so the shortest is the tightest.
+fn tightest_reset(signal: &Signal, quota: &Quota) -> Option<std::time::Duration> {
+    signal
+        .policies()
+        .iter()
+        .filter(|q| q.limit() == quota.limit() && q.remaining() == quota.remaining())
+        .filter_map(Quota::reset)
+        .chain(quota.reset())
+        .min()
 }
 
 /// Builds an admission from a state decision.

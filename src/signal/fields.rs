@@ -6,7 +6,7 @@
 //! and no allocation.
 
 use std::cell::OnceCell;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use http::header::{DATE, HeaderMap, HeaderName, HeaderValue};
 
@@ -216,24 +216,38 @@ impl<'a> Clock<'a> {
     }
 
     /// The moment the response was produced, on the clock its times use.
+    ///
+    /// `Date` says it to the whole second. When the local clock reads a time
+    /// within that second (`Date` ≤ now < `Date` + 1 s), the two clocks agree
+    /// to `Date`'s precision and the local reading is the finer measure of
+    /// the same moment: an epoch reset or a date hint is then located to a
+    /// round trip instead of a second (a clock-aligned window's boundary).
+    /// Otherwise the clocks differ (or the response spent more than the rest
+    /// of its second in transit) and `Date` is the reference.
     pub(crate) fn reference(&self) -> SystemTime {
         *self.reference.get_or_init(|| {
-            self.headers
-                .get_all(DATE)
-                .iter()
-                .find_map(|value| {
-                    let parsed = value
-                        .to_str()
-                        .ok()
-                        .and_then(|text| httpdate::parse_http_date(text.trim()).ok());
-                    if parsed.is_none() {
-                        tracing::debug!(?value, "ignoring malformed Date header");
-                    }
-                    parsed
-                })
-                .unwrap_or(self.now)
+            let date = self.headers.get_all(DATE).iter().find_map(|value| {
+                let parsed = value
+                    .to_str()
+                    .ok()
+                    .and_then(|text| httpdate::parse_http_date(text.trim()).ok());
+                if parsed.is_none() {
+                    tracing::debug!(?value, "ignoring malformed Date header");
+                }
+                parsed
+            });
+            match date {
+                Some(date) if !agrees_with(self.now, date) => date,
+                _ => self.now,
+            }
         })
     }
+}
+
+/// Whether `now` lies within the whole second `date` names.
+fn agrees_with(now: SystemTime, date: SystemTime) -> bool {
+    now.duration_since(date)
+        .is_ok_and(|ahead| ahead < Duration::from_secs(1))
 }
 
 #[cfg(test)]
@@ -323,5 +337,24 @@ mod tests {
         );
         let expected = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
         assert_eq!(Clock::new(&headers, now).reference(), expected);
+    }
+
+    #[test]
+    fn a_local_clock_within_the_dates_second_is_the_finer_reference() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "date",
+            HeaderValue::from_static("Sun, 06 Nov 1994 08:49:37 GMT"),
+        );
+        let date = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+        let ms = Duration::from_millis;
+        for inside in [ms(0), ms(1), ms(640), ms(999)] {
+            let now = date + inside;
+            assert_eq!(Clock::new(&headers, now).reference(), now, "{inside:?}");
+        }
+        // Clocks that disagree, by any amount either way: the server's `Date`.
+        for now in [date - ms(1), date + ms(1000), date + ms(86_400_000)] {
+            assert_eq!(Clock::new(&headers, now).reference(), date, "{now:?}");
+        }
     }
 }

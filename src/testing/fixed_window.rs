@@ -2,7 +2,7 @@
 
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use wiremock::{Request, Respond, ResponseTemplate};
 
@@ -14,7 +14,10 @@ use super::shape::{QuotaState, Shape, Verdict};
 /// rejects the rest (429 by default) until the window ends.
 ///
 /// The first window opens with the first request; later windows follow
-/// back to back on the real clock ([`Instant`]). Every clone shares the same
+/// back to back on the real clock ([`Instant`]). With
+/// [`aligned_to_clock`](Self::aligned_to_clock), windows are instead aligned
+/// to the wall clock's epoch (a window of 1 s starts at every whole second,
+/// as `X-RateLimit-Reset` epochs and whole-second `Date` headers then say). Every clone shares the same
 /// counter: clone it *after* configuring, mount one clone and keep the other
 /// to read [`received`](Self::received), [`admitted`](Self::admitted) and
 /// [`rejected`](Self::rejected).
@@ -50,6 +53,7 @@ pub struct FixedWindow {
     shape: Shape,
     counters: Counters,
     state: Arc<Mutex<Option<Window>>>,
+    aligned: bool,
 }
 
 #[derive(Debug)]
@@ -81,14 +85,39 @@ impl FixedWindow {
             shape: Shape::default(),
             counters: Counters::default(),
             state: Arc::default(),
+            aligned: false,
         }
     }
 
-    fn decide(&self) -> Verdict {
-        let now = Instant::now();
+    /// Align windows to the wall clock's epoch (`SystemTime`), as servers
+    /// counting per calendar second or minute do, instead of opening the
+    /// first one with the first request.
+    pub fn aligned_to_clock(mut self) -> Self {
+        self.aligned = true;
+        self
+    }
+
+    /// How far into its clock-aligned window `wall` is.
+    fn offset_in_aligned_window(&self, wall: SystemTime) -> Duration {
+        let since_epoch = wall
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        let into = since_epoch % self.window.as_nanos().max(1);
+        Duration::from_nanos(u64::try_from(into).unwrap_or(0))
+    }
+
+    /// The verdict for a request at `now` (wall clock `wall`, read at the
+    /// same moment, so an epoch reset names the window's exact end).
+    fn decide(&self, now: Instant, wall: SystemTime) -> Verdict {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let current = state.get_or_insert(Window {
-            opened: now,
+        let current = state.get_or_insert_with(|| Window {
+            opened: if self.aligned {
+                now.checked_sub(self.offset_in_aligned_window(wall))
+                    .unwrap_or(now)
+            } else {
+                now
+            },
             count: 0,
         });
         let elapsed = now.duration_since(current.opened);
@@ -124,6 +153,7 @@ dialect_methods!(FixedWindow);
 
 impl Respond for FixedWindow {
     fn respond(&self, _request: &Request) -> ResponseTemplate {
-        self.shape.render(&self.decide())
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        self.shape.render_at(&self.decide(now, wall), wall)
     }
 }

@@ -85,7 +85,8 @@ impl Shape {
         self.render_at(verdict, SystemTime::now())
     }
 
-    fn render_at(&self, verdict: &Verdict, now: SystemTime) -> ResponseTemplate {
+    /// The response for a verdict taken at wall-clock `now`.
+    pub(crate) fn render_at(&self, verdict: &Verdict, now: SystemTime) -> ResponseTemplate {
         let mut template = match verdict.rejected_for {
             None => self.admitted.clone(),
             Some(wait) => self.rejection(wait, verdict.quota.is_some(), now),
@@ -116,6 +117,10 @@ impl Shape {
             template = match style {
                 RetryAfterStyle::Seconds => {
                     template.insert_header("retry-after", ceil_secs(wait).to_string())
+                }
+                RetryAfterStyle::SecondsNearest => {
+                    let nearest = (wait + Duration::from_millis(500)).as_secs();
+                    template.insert_header("retry-after", nearest.to_string())
                 }
                 RetryAfterStyle::HttpDate => date_hint(template, now, wait, DateForm::ImfFixdate),
                 RetryAfterStyle::HttpDateRfc850 => date_hint(template, now, wait, DateForm::Rfc850),

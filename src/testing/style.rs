@@ -11,6 +11,10 @@ pub enum RetryAfterStyle {
     /// `Retry-After: 1` — delay-seconds, rounded *up* so the client never
     /// comes back early (a 50 ms wait becomes `1`).
     Seconds,
+    /// `Retry-After: 0` or `1` — delay-seconds rounded to the *nearest*
+    /// second, as some servers do (it can say 0 with up to half a second
+    /// left, sending a client that trusts it back early).
+    SecondsNearest,
     /// `Retry-After: <IMF-fixdate>` with the response's own `Date` header;
     /// the date is rounded up to the next whole second.
     HttpDate,
@@ -33,8 +37,9 @@ pub enum RetryAfterStyle {
 
 impl RetryAfterStyle {
     /// Every style, in declaration order (handy for test matrices).
-    pub const ALL: [RetryAfterStyle; 8] = [
+    pub const ALL: [RetryAfterStyle; 9] = [
         RetryAfterStyle::Seconds,
+        RetryAfterStyle::SecondsNearest,
         RetryAfterStyle::HttpDate,
         RetryAfterStyle::HttpDateRfc850,
         RetryAfterStyle::HttpDateAsctime,

@@ -1,6 +1,14 @@
 //! Pacing: a local mirror of the server's quota, so a client slows down
 //! *before* the server has to refuse it.
 //!
+//! | kind of quota | recognised by | paced by |
+//! |---|---|---|
+//! | bucket refilled continuously, policy stated (`q`/`w`) | the policy fields; no refusal while alone | the mirror refilled at `q / w` (below, 1), less a reserve for newcomers (`sharing.rs`) |
+//! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
+//! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
+//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`) | the observed refill rate; a refused probe: fixed windows, as above |
+//! | no quota: `Retry-After` or bare 429s | refusals only | the rate and burst learned from refusals (below, 2) |
+//!
 //! The mirror is a token estimate `E` that refills at a rate and is spent one
 //! unit per send (so requests in flight are reserved: C concurrent tasks do
 //! not all spend the last unit). Where the numbers come from, best first:
@@ -72,6 +80,22 @@
 //!    10 s are probed (`PROBE_RESETS_UNDER`): beyond, waiting for the reset
 //!    loses little.
 //!
+//! 6. **Fixed windows.** A window refills all at once at a boundary; a
+//!    mirror refilled at `limit / window` runs into the window's end and
+//!    reads the refusal as others sharing the quota (cutting its share to a
+//!    tenth: 1.6–2× slower than a plain `Retry-After` client). A refusal
+//!    after we alone drew down half the limit or more (every reading in
+//!    between showing nobody else) is the quota's kind instead: the window
+//!    is spent at once (no reserve: unspent units are lost at the boundary),
+//!    then the client waits for the earliest `received + reset` among the
+//!    window's readings (`window.rs`). Whole-second resets make that the
+//!    window's end plus under a second for a clock-aligned window, and plus
+//!    a round trip for one opened by our own first request; an epoch reset
+//!    read against a local clock that agrees with `Date` (see
+//!    `signal::fields::Clock`) locates a clock-aligned boundary to a round
+//!    trip too. Where several dialects describe one quota, the tightest
+//!    reset is used.
+//!
 //! With no rate at all otherwise, `E` is spent down and then the client waits
 //! for the reset. When the reset is far later than the rate explains (more
 //! than one second of rounding beyond the next unit), or a probe was
@@ -84,12 +108,13 @@
 
 use std::time::{Duration, Instant};
 
+mod learned;
 mod refill;
 mod sharing;
 mod window;
 
 use super::time::{later, wait_from_secs};
-
+use learned::Learned;
 use refill::{Reading, Refill};
 use sharing::Sharing;
 use window::Window;
@@ -105,6 +130,9 @@ const ROUNDING: Duration = Duration::from_secs(1);
 /// The claim ceiling `(remaining + 1) · share` is exclusive: a server
 /// saying `R` has strictly less than `R + 1` units.
 const HIGH_MARGIN: f64 = 1e-3;
+/// Without quota numbers, a refusal after this fraction of the learned burst
+/// was spent since the previous one means the quota comes back in windows.
+const BURST_SPENT: f64 = 0.5;
 /// Refusals further apart than this start a new rate measurement.
 const MEASURE_HORIZON: Duration = Duration::from_secs(30);
 
@@ -126,22 +154,13 @@ struct Estimate {
     barrier: bool,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Anchor {
-    at: Instant,
-    successes: u64,
-}
-
 /// The per-scope pacing state.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Pacer {
     estimate: Option<Estimate>,
     policy_rate: Option<f64>,
     policy_capacity: Option<f64>,
-    learned_rate: Option<f64>,
-    learned_capacity: Option<f64>,
-    anchor: Option<Anchor>,
-    successes_since_throttle: u64,
+    learned: Learned,
     sharing: Sharing,
     window: Window,
     refill: Refill,
@@ -165,12 +184,12 @@ impl Pacer {
     pub(crate) fn rate(&self) -> Option<f64> {
         match self.policy_rate {
             Some(policy) => Some(policy * self.sharing.share()),
-            None => self.observed_rate.or(self.learned_rate),
+            None => self.observed_rate.or(self.learned.rate()),
         }
     }
 
     fn capacity(&self) -> Option<f64> {
-        self.policy_capacity.or(self.learned_capacity)
+        self.policy_capacity.or(self.learned.capacity())
     }
 
     fn capped(&self, tokens: f64) -> f64 {
@@ -328,14 +347,17 @@ impl Pacer {
     /// once we know we are alone (see the module docs).
     fn reserve(&self, now: Instant) -> f64 {
         match (self.policy_capacity, self.policy_rate) {
+            // A window's units left unspent are lost at its boundary.
+            _ if self.windowed() => 0.0,
             (Some(limit), Some(_)) => self.sharing.reserve(now, limit),
             _ => 0.0,
         }
     }
 
     /// A non-throttled response: one more unit the server granted.
-    pub(crate) fn on_success(&mut self) {
-        self.successes_since_throttle += 1;
+    pub(crate) fn on_success(&mut self, now: Instant) {
+        self.open_learned_window(now);
+        self.learned.on_success();
         self.successes += 1;
         self.sharing.on_success();
         if let Refill::Probing { rate, .. } = self.refill {
@@ -343,6 +365,29 @@ impl Pacer {
             self.observed_rate = Some(rate);
         }
         self.observe_refills();
+    }
+
+    /// Windows learned from refusals (no quota numbers): the first success
+    /// after a window's end opens the next one, its burst spent from now on
+    /// and nothing back until `now + period` (see the module docs, 2).
+    fn open_learned_window(&mut self, now: Instant) {
+        if !self.window.is_known() || self.policy_capacity.is_some() {
+            return;
+        }
+        let Some(period) = self.learned.period() else {
+            return;
+        };
+        if self.window.ends_at().is_some_and(|end| now < end) {
+            return;
+        }
+        self.window.open(now, period);
+        let tokens = self.available(now).unwrap_or(0.0);
+        self.estimate = Some(Estimate {
+            tokens,
+            at: now,
+            reset_at: self.window.ends_at(),
+            barrier: true,
+        });
     }
 
     /// A throttled response received at `now`, with the server's hint if any.
@@ -359,6 +404,18 @@ impl Pacer {
             }
             Refill::Unknown | Refill::Windowed => {}
         }
+        // Without quota numbers: refused again (with a hint) after spending
+        // most of the burst learned from the first refusal, the units come
+        // back at once (a window), not at the rate; from now on, burst then
+        // wait. (Bare refusals leave it to the backoff: without a hint, a
+        // window's length is never measured.)
+        let burst_spent = self
+            .learned
+            .capacity()
+            .is_some_and(|c| self.learned.successes_since_throttle() as f64 >= c * BURST_SPENT);
+        if self.policy_capacity.is_none() && hint.is_some() && burst_spent {
+            self.window.recognise();
+        }
         if let (Some(_), Some(limit)) = (self.policy_rate, self.policy_capacity) {
             // Refused after drawing the quota down alone: not others, the
             // quota's kind (its units come back at a boundary).
@@ -368,31 +425,7 @@ impl Pacer {
                 self.sharing.on_refusal();
             }
         }
-        let next_unit_at = later(now, hint.unwrap_or(Duration::ZERO));
-        let successes = std::mem::take(&mut self.successes_since_throttle);
-        match self.anchor.as_mut() {
-            Some(anchor)
-                if next_unit_at.saturating_duration_since(anchor.at) <= MEASURE_HORIZON =>
-            {
-                anchor.successes += successes;
-                let span = secs(next_unit_at.saturating_duration_since(anchor.at));
-                if span > 0.0 && anchor.successes > 0 {
-                    self.learned_rate = Some(anchor.successes as f64 / span);
-                }
-            }
-            _ => {
-                self.anchor = Some(Anchor {
-                    at: next_unit_at,
-                    successes: 0,
-                });
-                if successes > 0 {
-                    self.learned_capacity = Some(successes as f64);
-                    if let Some(h) = hint.filter(|h| !h.is_zero()) {
-                        self.learned_rate = Some(successes as f64 / secs(h));
-                    }
-                }
-            }
-        }
+        self.learned.on_throttle(now, hint);
         // The bucket is empty now, whatever we thought.
         let tokens = self.available(now).unwrap_or(0.0).min(0.0);
         let windowed = self.windowed();

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::super::time::{later, wait_from_secs};
 use super::{EPSILON, MEASURE_HORIZON, Pacer, secs};
 
 /// Observed refills are measured over at least this span: the readings are
@@ -64,8 +65,12 @@ impl Pacer {
             return Err(until_reset);
         }
         let unit = cycle.div_f64(limit);
+        // The mirror may be below zero (our requests in flight spend the
+        // first units back): the probe's unit is the one after those.
+        let owed = (1.0 - self.estimate.map_or(0.0, |e| e.tokens)).max(1.0);
+        let due = later(since, wait_from_secs(secs(unit) * owed));
         match self.refill {
-            Refill::Unknown if now >= since + unit => {
+            Refill::Unknown if now >= due => {
                 self.refill = Refill::Probing {
                     rate: 1.0 / secs(unit).max(EPSILON),
                     expires: reset,
@@ -77,7 +82,7 @@ impl Pacer {
                 }
                 Ok(())
             }
-            Refill::Unknown => Err(since + unit - now),
+            Refill::Unknown => Err(due.saturating_duration_since(now)),
             // Look again a unit later: the probe's answer will be in.
             Refill::Probing { .. } => Err(unit.max(Duration::from_millis(1)).min(until_reset)),
             Refill::Continuous { .. } | Refill::Windowed => Err(until_reset),

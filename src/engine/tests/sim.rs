@@ -48,6 +48,13 @@ pub(super) enum Dialect {
     /// first request after the previous one ended (`first_request`), or at
     /// each whole second of sim time plus `phase_ms`.
     PolicyWindow { first_request: bool, phase_ms: u64 },
+    /// The same windows with no quota fields: a 429 says `Retry-After` in
+    /// whole seconds rounded up (`hint`), or nothing at all.
+    HintWindow {
+        first_request: bool,
+        hint: bool,
+        phase_ms: u64,
+    },
 }
 
 /// The fixed window of `Dialect::FixedWindowEpoch`.
@@ -68,6 +75,11 @@ impl Bucket {
             }
         } else if let Dialect::PolicyWindow {
             first_request,
+            phase_ms,
+        }
+        | Dialect::HintWindow {
+            first_request,
+            hint: _,
             phase_ms,
         } = dialect
         {
@@ -193,6 +205,13 @@ impl Bucket {
                         HintSource::RetryAfterSeconds,
                     ));
                 }
+            }
+            Dialect::HintWindow { hint: true, .. } if !allowed => {
+                let to_end = (self.opened + 1.0 - t).max(0.0);
+                hint = Some(RetryHint::new(
+                    ceil_secs(to_end),
+                    HintSource::RetryAfterSeconds,
+                ));
             }
             Dialect::XRateLimit => {
                 policies.push(

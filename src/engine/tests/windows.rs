@@ -47,3 +47,26 @@ fn simulated_aligned_window_costs_one_refusal() {
         }
     }
 }
+
+/// Windows with `Retry-After` only: the second refusal after a burst says
+/// the units come back at once; from then on the client spends the burst
+/// and waits a window (two refusals at c=1, up to 2·C at c=4). Bare 429s on
+/// a window are not solved yet (the backoff, not the pacer, finds the
+/// boundary; see the closing note).
+#[test]
+fn simulated_windows_with_retry_after_only_are_learned() {
+    for first_request in [true, false] {
+        for concurrency in [1, 4] {
+            let dialect = Dialect::HintWindow {
+                first_request,
+                hint: true,
+                phase_ms: 300,
+            };
+            let out = run(dialect, Config::default(), concurrency, 100);
+            let case = format!("{dialect:?} c={concurrency}: {out:?}");
+            assert_eq!(out.errors, 0, "{case}");
+            assert!(out.sent <= 100 + 2 * concurrency as u64, "{case}");
+            assert!(out.elapsed <= Duration::from_millis(6000), "{case}");
+        }
+    }
+}
