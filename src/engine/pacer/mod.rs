@@ -86,9 +86,11 @@ use std::time::{Duration, Instant};
 
 mod refill;
 mod sharing;
+mod window;
 
 use refill::{Reading, Refill};
 use sharing::Sharing;
+use window::Window;
 
 /// Tolerance on token arithmetic (float rounding at slot boundaries).
 const EPSILON: f64 = 1e-6;
@@ -139,6 +141,7 @@ pub(crate) struct Pacer {
     anchor: Option<Anchor>,
     successes_since_throttle: u64,
     sharing: Sharing,
+    window: Window,
     refill: Refill,
     /// The rate of a continuously refilled quota without a window.
     observed_rate: Option<f64>,
@@ -272,8 +275,10 @@ impl Pacer {
             return;
         };
         self.last_reading = Some((now, remaining));
+        let raw_remaining = remaining;
         let policy_limit = self.policy_rate.and(self.policy_capacity);
-        self.sharing.notice_others(now, remaining, policy_limit);
+        self.sharing
+            .notice_others(now, remaining, others, policy_limit);
         // Leave the reserve to newcomers; when someone spent from it, wait
         // until it is back.
         let remaining = remaining as f64 - self.reserve(now);
@@ -286,10 +291,15 @@ impl Pacer {
             Some(current) => current.clamp(low, high),
             None => low,
         };
-        let reset_at = reading.reset.map(|d| now + d);
+        let window_end = self.window.read(now, raw_remaining, reading.reset);
+        let reset_at = if self.windowed() {
+            window_end
+        } else {
+            reading.reset.and_then(|d| now.checked_add(d))
+        };
         let barrier = match (self.rate(), reading.reset) {
             _ if matches!(self.refill, Refill::Continuous { .. }) => false,
-            (Some(_), Some(_)) if tokens < 1.0 && self.refill == Refill::Windowed => true,
+            (Some(_), Some(_)) if tokens < 1.0 && self.windowed() => true,
             (Some(rate), Some(reset)) if tokens < 1.0 => {
                 let next_unit = Duration::from_secs_f64((1.0 - tokens) / rate);
                 reset > next_unit + ROUNDING
@@ -302,6 +312,12 @@ impl Pacer {
             reset_at,
             barrier,
         });
+    }
+
+    /// Whether the quota refills at boundaries: a refusal while alone said
+    /// so (with a policy), or a refused probe (without one).
+    fn windowed(&self) -> bool {
+        self.window.is_known() || self.refill == Refill::Windowed
     }
 
     /// The units of a continuously refilled quota left for newcomers: none
@@ -339,8 +355,14 @@ impl Pacer {
             }
             Refill::Unknown | Refill::Windowed => {}
         }
-        if self.policy_rate.is_some() {
-            self.sharing.on_refusal();
+        if let (Some(_), Some(limit)) = (self.policy_rate, self.policy_capacity) {
+            // Refused after drawing the quota down alone: not others, the
+            // quota's kind (its units come back at a boundary).
+            if self.sharing.drew_alone(now, limit) {
+                self.window.recognise();
+            } else {
+                self.sharing.on_refusal();
+            }
         }
         let next_unit_at = now + hint.unwrap_or(Duration::ZERO);
         let successes = std::mem::take(&mut self.successes_since_throttle);
@@ -369,9 +391,11 @@ impl Pacer {
         }
         // The bucket is empty now, whatever we thought.
         let tokens = self.available(now).unwrap_or(0.0).min(0.0);
-        let windowed = self.refill == Refill::Windowed;
-        let (reset_at, barrier) = self.estimate.map_or((None, false), |e| {
-            (e.reset_at, e.barrier || (windowed && e.reset_at.is_some()))
+        let windowed = self.windowed();
+        let window_end = self.window.ends_at().filter(|_| windowed);
+        let (reset_at, barrier) = self.estimate.map_or((window_end, false), |e| {
+            let reset_at = window_end.or(e.reset_at);
+            (reset_at, e.barrier || (windowed && reset_at.is_some()))
         });
         self.estimate = Some(Estimate {
             tokens,

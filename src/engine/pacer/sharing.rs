@@ -20,6 +20,15 @@ const RESERVE: f64 = 2.0;
 const RESERVE_FRACTION: f64 = 0.1;
 /// `remaining` showing nobody else spending for this long means we are alone.
 const ALONE_AFTER: Duration = Duration::from_secs(1);
+/// Others seen spending within this long make a refusal theirs, not the
+/// quota's kind (a window): herds keep sharing even between two readings
+/// that happen to show nobody else.
+const OTHERS_REMEMBERED: Duration = Duration::from_secs(30);
+/// A refusal after we alone drew down at least this fraction of the limit
+/// (every reading in between showing nobody else) is the quota's kind: its
+/// units did not come back at the policy rate. A herd's late starters, who
+/// find the quota nearly spent by others, never draw this much alone.
+const DRAWN_ALONE_FRACTION: f64 = 0.5;
 /// `remaining` falling this many units beyond our own spending means others
 /// spend too (one unit of slack for the server's rounding).
 const OTHERS_SLACK: u64 = 2;
@@ -37,10 +46,16 @@ pub(super) struct Sharing {
     share: Option<f64>,
     /// Units we spent (requests admitted), ever.
     admitted: u64,
-    /// The previous response's `remaining` and `admitted` at that moment.
-    previous: Option<(u64, u64)>,
+    /// The previous response's `remaining`, and `admitted` and our other
+    /// requests in flight at that moment.
+    previous: Option<(u64, u64, u64)>,
     /// Since when `remaining` has shown nobody else spending.
     alone_since: Option<Instant>,
+    /// When `remaining` last showed others spending.
+    others_seen_at: Option<Instant>,
+    /// Units we spent between readings showing nobody else spending, since
+    /// the last reading that showed others.
+    drawn_alone: u64,
 }
 
 impl Sharing {
@@ -54,19 +69,44 @@ impl Sharing {
         self.admitted += 1;
     }
 
+    /// We alone drew down at least [`DRAWN_ALONE_FRACTION`] of `limit`, and
+    /// no reading showed others spending within [`OTHERS_REMEMBERED`].
+    pub(super) fn drew_alone(&self, now: Instant, limit: f64) -> bool {
+        let others_lately = self
+            .others_seen_at
+            .is_some_and(|at| now.saturating_duration_since(at) < OTHERS_REMEMBERED);
+        self.drawn_alone as f64 >= limit * DRAWN_ALONE_FRACTION && !others_lately
+    }
+
     /// Others spend this quota too when `remaining` fell by more than we
     /// spent since the previous response (refills only hide some of it): use
     /// the share of the rate our spending was, before a refusal says so.
     /// `limit` is the policy's, known only with a policy rate.
-    pub(super) fn notice_others(&mut self, now: Instant, remaining: u64, limit: Option<f64>) {
-        let previous = self.previous.replace((remaining, self.admitted));
-        let (Some((before, admitted_then)), Some(limit)) = (previous, limit) else {
+    /// `in_flight`: our other requests still in flight, which the server may
+    /// count between this reading and the next.
+    pub(super) fn notice_others(
+        &mut self,
+        now: Instant,
+        remaining: u64,
+        in_flight: u32,
+        limit: Option<f64>,
+    ) {
+        let previous = self
+            .previous
+            .replace((remaining, self.admitted, u64::from(in_flight)));
+        let (Some((before, admitted_then, in_flight_then)), Some(limit)) = (previous, limit) else {
             return;
         };
-        let ours = self.admitted.saturating_sub(admitted_then);
+        // What we may have spent in between: sent since, or in flight then.
+        let ours = self
+            .admitted
+            .saturating_sub(admitted_then)
+            .saturating_add(in_flight_then);
         let theirs = before.saturating_sub(remaining).saturating_sub(ours);
         if theirs >= OTHERS_SLACK {
             self.alone_since = None;
+            self.others_seen_at = Some(now);
+            self.drawn_alone = 0;
             if ours > 0 {
                 let share = (ours as f64 / (ours + theirs) as f64).max(MIN_SHARE);
                 self.share = Some(self.share.map_or(share, |s| s.min(share)));
@@ -78,6 +118,9 @@ impl Sharing {
         if theirs == 0 && before > 0 {
             self.alone_since.get_or_insert(now);
         }
+        self.drawn_alone = self
+            .drawn_alone
+            .saturating_add(before.saturating_sub(remaining));
         let filling = remaining >= before.saturating_add(FILLING_BY);
         let quarter_full = remaining as f64 >= limit * FILLING_FRACTION;
         if filling
