@@ -11,8 +11,10 @@
 use std::time::Duration;
 
 use http::StatusCode;
+use rand::{Rng, RngExt};
 
 use super::budget::RetryBudget;
+use super::time::MAX_SERVER_WAIT;
 
 /// What to hand back for a response that is not final (throttled, or
 /// classified "retry") and will not be sent again, whatever the reason:
@@ -79,14 +81,32 @@ impl Backoff {
         self.base.saturating_mul(factor).min(self.cap)
     }
 
-    /// Draws the wait before retry `n` from `[0, ceiling(n))`.
+    /// Draws the wait before retry `n` from `[0, ceiling(n))`, with the
+    /// thread's OS-seeded generator (the engine uses
+    /// [`draw_with`](Self::draw_with) and its own, seedable one).
     pub fn draw(&self, n: u32) -> Duration {
+        self.draw_with(&mut rand::rng(), n)
+    }
+
+    /// Draws the wait before retry `n` from `[0, ceiling(n))` with `rng`, so
+    /// a seeded generator reproduces the same waits.
+    ///
+    /// ```
+    /// use rand::{SeedableRng, rngs::SmallRng};
+    /// use courteous::Backoff;
+    ///
+    /// let backoff = Backoff::default();
+    /// let draw = |seed| backoff.draw_with(&mut SmallRng::seed_from_u64(seed), 3);
+    /// assert_eq!(draw(7), draw(7));
+    /// assert!(draw(7) < backoff.ceiling(3));
+    /// ```
+    pub fn draw_with<R: Rng + ?Sized>(&self, rng: &mut R, n: u32) -> Duration {
         let ceiling = self.ceiling(n);
         if ceiling.is_zero() {
             return Duration::ZERO;
         }
         let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
-        Duration::from_nanos(rand::random_range(0..nanos))
+        Duration::from_nanos(rng.random_range(0..nanos))
     }
 }
 
@@ -110,6 +130,31 @@ impl Default for Backoff {
 /// | [`hint_jitter`](Self::hint_jitter) | +0–10 %, at most 1 s | a herd told the same instant does not return in lockstep |
 /// | [`retry_budget`](Self::retry_budget) | 10 s, 10/s, 20 % | see [`RetryBudget`] |
 /// | [`give_up`](Self::give_up) | [`GiveUpMode::Error`] | |
+/// | [`rng_seed`](Self::rng_seed) | none: OS-seeded | a seed makes every jitter draw reproducible |
+/// | [`evict_idle_scopes`](Self::evict_idle_scopes) | after 10 min idle | memory stays bounded however many scopes |
+///
+/// # A hint is a floor, not a promise
+///
+/// After a throttled response the scope (every request to it, not only the
+/// one refused) pauses for
+///
+/// ```text
+/// max(hint + hint jitter, backoff draw for the n-th consecutive refusal)
+/// ```
+///
+/// where n counts the scope's refusals since its last success (0 for the
+/// first) and the draw is uniform in `[0, min(20 s, 100 ms · 2ⁿ))` with the
+/// default [`Backoff`]. A server that keeps its word (refuses, says 2 s, then
+/// admits) is waited exactly as it asked; one that refuses again after the
+/// wait it named, or names none, zero, a date in the past or a negative
+/// number, is backed off exponentially, as if it had said nothing. A loop
+/// calling `send` on a server that refuses everything therefore slows down
+/// as retries do: with the defaults, the pauses' expected sum passes 6 s
+/// after 7 refusals, and a refusal is never followed by a pause longer
+/// than 20 s unless the server asked for it.
+///
+/// Server hints and resets are first clamped to [`MAX_SERVER_WAIT`] (one
+/// day): a hint beyond [`max_wait`](Self::max_wait) gives up at once.
 #[derive(Debug, Clone)]
 pub struct Config {
     pub(crate) pacing: bool,
@@ -122,6 +167,8 @@ pub struct Config {
     pub(crate) hint_jitter_cap: Duration,
     pub(crate) retry_budget: Option<RetryBudget>,
     pub(crate) give_up: GiveUpMode,
+    pub(crate) rng_seed: Option<u64>,
+    pub(crate) scope_idle: Option<Duration>,
 }
 
 impl Default for Config {
@@ -140,6 +187,8 @@ impl Default for Config {
             hint_jitter_cap: Self::DEFAULT_HINT_JITTER_CAP,
             retry_budget: Some(RetryBudget::default()),
             give_up: GiveUpMode::Error,
+            rng_seed: None,
+            scope_idle: Some(Self::DEFAULT_SCOPE_IDLE),
         }
     }
 }
@@ -155,6 +204,15 @@ impl Config {
     pub const DEFAULT_HINT_JITTER_RATIO: f64 = 0.10;
     /// …and never more than 1 s.
     pub const DEFAULT_HINT_JITTER_CAP: Duration = Duration::from_secs(1);
+    /// Default idle time after which a scope's state is dropped: 10 min,
+    /// ten times the longest default wait (`max_wait`, 60 s) and five times
+    /// the deadline (120 s). What a scope learned that long ago is stale
+    /// (a per-minute window has reset ten times) and is learned again from
+    /// the next response; a pause or a reset still pending keeps it longer.
+    pub const DEFAULT_SCOPE_IDLE: Duration = Duration::from_secs(10 * 60);
+    /// The longest wait or reset taken from a server: one day (see
+    /// [`MAX_SERVER_WAIT`](crate::engine::MAX_SERVER_WAIT)).
+    pub const MAX_SERVER_WAIT: Duration = MAX_SERVER_WAIT;
 
     /// The defaults (same as `Config::default()`).
     pub fn new() -> Self {
@@ -232,13 +290,42 @@ impl Config {
         self
     }
 
+    /// Seed the engine's random draws (backoff and hint jitter) so that a
+    /// run, a simulation or a failing property test reproduces exactly.
+    /// Each scope draws from its own generator, seeded from this seed and
+    /// the scope's key. Default: none, every scope's generator is seeded
+    /// from the OS (through the thread's generator).
+    pub fn rng_seed(mut self, seed: impl Into<Option<u64>>) -> Self {
+        self.rng_seed = seed.into();
+        self
+    }
+
+    /// Drop a scope's state once it has been unused this long with nothing
+    /// in flight, no pause and no quota reset pending; `None` keeps every
+    /// scope forever. Default: [`DEFAULT_SCOPE_IDLE`](Self::DEFAULT_SCOPE_IDLE).
+    ///
+    /// Without this, a crawler touching a million hosts, or
+    /// [`scope_by`](crate::ClientBuilder::scope_by) keyed on API keys,
+    /// would keep a million scopes. Idle scopes are swept when a new scope
+    /// is created and the number of scopes has doubled since the last sweep,
+    /// so the cost is amortized and the common case (one scope) pays
+    /// nothing. A dropped scope's [`stats`](crate::Client::stats) go with it.
+    pub fn evict_idle_scopes(mut self, idle: impl Into<Option<Duration>>) -> Self {
+        self.scope_idle = idle.into();
+        self
+    }
+
     /// Whether `status` means "throttled".
     pub fn is_retry_status(&self, status: StatusCode) -> bool {
         self.retry_statuses.contains(&status)
     }
 
-    /// The jitter to add to a hint of `hint`.
-    pub(crate) fn draw_hint_jitter(&self, hint: Duration) -> Duration {
+    /// The jitter to add to a hint of `hint`, drawn with `rng`.
+    pub(crate) fn draw_hint_jitter<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        hint: Duration,
+    ) -> Duration {
         let ceiling = hint
             .mul_f64(self.hint_jitter_ratio)
             .min(self.hint_jitter_cap);
@@ -246,7 +333,7 @@ impl Config {
             return Duration::ZERO;
         }
         let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
-        Duration::from_nanos(rand::random_range(0..=nanos))
+        Duration::from_nanos(rng.random_range(0..=nanos))
     }
 }
 
@@ -277,13 +364,14 @@ mod tests {
     #[test]
     fn hint_jitter_is_bounded_by_ratio_and_cap() {
         let c = Config::default();
+        let rng = &mut rand::rng();
         for _ in 0..200 {
-            assert!(c.draw_hint_jitter(Duration::from_millis(50)) <= Duration::from_millis(5));
-            assert!(c.draw_hint_jitter(Duration::from_secs(3600)) <= Duration::from_secs(1));
+            assert!(c.draw_hint_jitter(rng, Duration::from_millis(50)) <= Duration::from_millis(5));
+            assert!(c.draw_hint_jitter(rng, Duration::from_secs(3600)) <= Duration::from_secs(1));
         }
         let none = Config::default().hint_jitter(f64::NAN, Duration::from_secs(1));
         assert_eq!(
-            none.draw_hint_jitter(Duration::from_secs(5)),
+            none.draw_hint_jitter(rng, Duration::from_secs(5)),
             Duration::ZERO
         );
     }

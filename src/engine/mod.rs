@@ -33,6 +33,7 @@ mod pacer;
 mod scope;
 mod state;
 mod stats;
+mod time;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -46,6 +47,7 @@ pub use config::{Backoff, Config, GiveUpMode};
 pub use decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 pub use scope::Scope;
 pub use stats::ScopeStats;
+pub use time::MAX_SERVER_WAIT;
 
 use crate::signal::Signal;
 use state::ScopeState;
@@ -71,6 +73,37 @@ struct Shared {
 struct Scopes {
     all: HashMap<Scope, Arc<Slot>>,
     last: Option<ScopeHandle>,
+    /// Idle scopes are swept when a scope is created and `all` holds this
+    /// many (twice as many as after the last sweep, at least [`SWEEP_FLOOR`]).
+    sweep_at: usize,
+}
+
+/// No sweep for idle scopes below this many: a few scopes cost nothing.
+const SWEEP_FLOOR: usize = 1024;
+
+impl Scopes {
+    /// Drops the scopes idle for `idle` at `now` (see
+    /// [`Config::evict_idle_scopes`]). A scope anyone holds (a request
+    /// waiting or in flight, or the fast path's `last`) is kept: the map's
+    /// `Arc` is then not the only one, and new holders are only made under
+    /// the `Scopes` lock held here.
+    fn sweep(&mut self, idle: Option<Duration>, now: Instant) {
+        if let Some(idle) = idle {
+            self.all.retain(|_, slot| {
+                if Arc::strong_count(slot) > 1 {
+                    return true;
+                }
+                match slot.try_lock() {
+                    Ok(state) => !state.is_idle(now, idle),
+                    Err(_) => true,
+                }
+            });
+            if self.all.capacity() > 4 * self.all.len().max(SWEEP_FLOOR) {
+                self.all.shrink_to_fit();
+            }
+        }
+        self.sweep_at = self.all.len().saturating_mul(2).max(SWEEP_FLOOR);
+    }
 }
 
 /// One scope's state behind its own lock, so requests to different scopes
@@ -173,15 +206,16 @@ impl Attempt {
     }
 
     /// Whether a wait of `wait` from `now` would end after the deadline.
+    /// A deadline too far to be an [`Instant`] (`Duration::MAX`) is never
+    /// passed; a wait too long to be one always passes a finite deadline.
     pub fn would_pass_deadline(&self, config: &Config, now: Instant, wait: Duration) -> bool {
-        match self.deadline(config) {
-            Some(deadline) => now.checked_add(wait).is_none_or(|end| {
-                self.started
-                    .checked_add(deadline)
-                    .is_some_and(|limit| end > limit)
-            }),
-            None => false,
-        }
+        let Some(limit) = self
+            .deadline(config)
+            .and_then(|deadline| self.started.checked_add(deadline))
+        else {
+            return false;
+        };
+        now.checked_add(wait).is_none_or(|end| end > limit)
     }
 }
 
@@ -264,8 +298,12 @@ impl Engine {
                 slot: Arc::clone(slot),
             },
             None => {
+                let config = &self.shared.config;
+                if scopes.all.len() >= scopes.sweep_at {
+                    scopes.sweep(config.scope_idle, now);
+                }
                 let scope = Scope::new(key);
-                let slot = Arc::new(Mutex::new(ScopeState::new(&self.shared.config, now)));
+                let slot = Arc::new(Mutex::new(ScopeState::new(config, key, now)));
                 scopes.all.insert(scope.clone(), Arc::clone(&slot));
                 ScopeHandle { scope, slot }
             }
@@ -369,7 +407,8 @@ impl Engine {
         lock(&ticket.slot).on_transport_error(config, now, retryable_error, attempt)
     }
 
-    /// Counters of every scope seen so far, sorted by scope.
+    /// Counters of every scope known, sorted by scope (a scope dropped
+    /// after [`Config::evict_idle_scopes`] is gone with its counters).
     pub fn stats(&self) -> Vec<(Scope, ScopeStats)> {
         let slots: Vec<_> = lock(&self.shared.scopes)
             .all
@@ -378,16 +417,22 @@ impl Engine {
             .collect();
         let mut all: Vec<_> = slots
             .into_iter()
-            .map(|(scope, slot)| (scope, lock(&slot).stats))
+            .map(|(scope, slot)| (scope, lock(&slot).stats()))
             .collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
         all
     }
 
+    /// How many scopes the engine holds state for now (idle ones are
+    /// dropped: see [`Config::evict_idle_scopes`]).
+    pub fn scope_count(&self) -> usize {
+        lock(&self.shared.scopes).all.len()
+    }
+
     /// Counters of one scope, if it has been seen.
     pub fn scope_stats(&self, scope: &Scope) -> Option<ScopeStats> {
         let slot = lock(&self.shared.scopes).all.get(scope).cloned();
-        slot.map(|slot| lock(&slot).stats)
+        slot.map(|slot| lock(&slot).stats())
     }
 }
 

@@ -3,6 +3,8 @@
 use std::time::{Duration, Instant};
 
 use http::StatusCode;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 use super::Attempt;
 use super::budget::BudgetAccount;
@@ -10,6 +12,7 @@ use super::config::Config;
 use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 use super::pacer::{Pacer, QuotaReading};
 use super::stats::ScopeStats;
+use super::time::{MAX_SERVER_WAIT, later};
 use crate::signal::{Quota, QuotaUnit, Signal};
 
 /// Everything known about one scope.
@@ -22,11 +25,18 @@ pub(crate) struct ScopeState {
     last_synced_seq: Option<u64>,
     consecutive_throttles: u32,
     budget: Option<BudgetAccount>,
-    pub(crate) stats: ScopeStats,
+    /// Draws the backoff and the hint jitter (seeded: see [`Config::rng_seed`]).
+    rng: SmallRng,
+    /// When the scope was last admitted to or heard from.
+    last_used: Instant,
+    /// The latest quota reset the server announced: until then the scope
+    /// knows something worth keeping.
+    reset_at: Option<Instant>,
+    stats: ScopeStats,
 }
 
 impl ScopeState {
-    pub(crate) fn new(config: &Config, now: Instant) -> Self {
+    pub(crate) fn new(config: &Config, key: &str, now: Instant) -> Self {
         Self {
             pause_until: None,
             pacer: Pacer::default(),
@@ -35,8 +45,30 @@ impl ScopeState {
             last_synced_seq: None,
             consecutive_throttles: 0,
             budget: config.retry_budget.map(|b| BudgetAccount::new(b, now)),
+            rng: match config.rng_seed {
+                Some(seed) => SmallRng::seed_from_u64(seed ^ fnv1a(key.as_bytes())),
+                None => rand::make_rng(),
+            },
+            last_used: now,
+            reset_at: None,
             stats: ScopeStats::default(),
         }
+    }
+
+    /// The counters, with the requests in flight now.
+    pub(crate) fn stats(&self) -> ScopeStats {
+        ScopeStats {
+            in_flight: self.in_flight,
+            ..self.stats
+        }
+    }
+
+    /// Nothing in flight, no pause or reset pending, unused for `idle`.
+    pub(crate) fn is_idle(&self, now: Instant, idle: Duration) -> bool {
+        self.in_flight == 0
+            && self.pause_until.is_none_or(|until| until <= now)
+            && self.reset_at.is_none_or(|reset| reset <= now)
+            && now.saturating_duration_since(self.last_used) >= idle
     }
 
     /// Go now (returns the send's sequence number) or wait. `pace: false`
@@ -58,6 +90,7 @@ impl ScopeState {
                 .admit(now)
                 .map_err(|wait| (wait, WaitReason::Pacing))?;
         }
+        self.last_used = self.last_used.max(now);
         let seq = self.next_seq;
         self.next_seq += 1;
         self.in_flight += 1;
@@ -82,6 +115,7 @@ impl ScopeState {
 
     fn settle(&mut self, attempt: &Attempt, now: Instant) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.last_used = self.last_used.max(now);
         if attempt.number <= 1
             && let Some(budget) = self.budget.as_mut()
         {
@@ -102,11 +136,18 @@ impl ScopeState {
             return;
         }
         self.last_synced_seq = Some(seq);
+        // Server numbers enter the engine clamped: no instant computed from
+        // them can overflow.
+        let reset = quota.reset().map(|reset| reset.min(MAX_SERVER_WAIT));
+        if let Some(reset) = reset {
+            let at = later(now, reset);
+            self.reset_at = Some(self.reset_at.map_or(at, |r| r.max(at)));
+        }
         let reading = QuotaReading {
             remaining: quota.remaining(),
             limit: quota.limit(),
-            window: quota.window(),
-            reset: quota.reset(),
+            window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
+            reset,
         };
         self.pacer.sync(now, reading, self.in_flight);
     }
@@ -145,17 +186,23 @@ impl ScopeState {
             }
         };
         self.stats.throttled += 1;
-        let hint = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
+        // Clamped for the arithmetic; a give-up still reports what was asked.
+        let asked = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
+        let hint = asked.map(|h| h.min(MAX_SERVER_WAIT));
         self.pacer.on_throttle(now, hint);
+        // A hint is a floor: refused again after waiting what the server
+        // said (or told nothing, zero, a past date), back off as without one.
+        let backoff = config
+            .backoff
+            .draw_with(&mut self.rng, self.consecutive_throttles);
         let pause = match hint {
-            Some(h) => h.saturating_add(config.draw_hint_jitter(h)),
-            None => config.backoff.draw(self.consecutive_throttles),
+            Some(h) => h
+                .saturating_add(config.draw_hint_jitter(&mut self.rng, h))
+                .max(backoff),
+            None => backoff,
         };
         self.consecutive_throttles = self.consecutive_throttles.saturating_add(1);
-        let until = now
-            .checked_add(pause)
-            .or_else(|| now.checked_add(attempt.max_wait(config).saturating_mul(2)))
-            .unwrap_or(now);
+        let until = later(now, pause);
         self.pause_until = Some(self.pause_until.map_or(until, |p| p.max(until)));
 
         if !attempt.retryable {
@@ -164,7 +211,7 @@ impl ScopeState {
         let wait = self
             .pause_until
             .map_or(Duration::ZERO, |p| p.saturating_duration_since(now));
-        if let Some(h) = hint.filter(|h| *h > attempt.max_wait(config)) {
+        if let Some(h) = asked.filter(|h| *h > attempt.max_wait(config)) {
             return self.give_up(GiveUpReason::WaitTooLong { wait: h });
         }
         let reason = RetryReason::Throttled { status, hint };
@@ -184,7 +231,9 @@ impl ScopeState {
         if !retryable_error || !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);
         }
-        let wait = config.backoff.draw(attempt.number.saturating_sub(1));
+        let wait = config
+            .backoff
+            .draw_with(&mut self.rng, attempt.number.saturating_sub(1));
         self.retry_or_give_up(config, now, wait, attempt, RetryReason::Transport)
     }
 
@@ -249,4 +298,12 @@ pub(crate) fn admission(
         Ok(seq) => Admit::Now(ticket(seq)),
         Err((wait, reason)) => Admit::After { wait, reason },
     }
+}
+
+/// FNV-1a (64 bit): mixes a scope's key into the seed, so each scope draws
+/// its own reproducible sequence whatever order scopes are created in.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }

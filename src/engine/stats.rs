@@ -15,6 +15,7 @@ pub struct ScopeStats {
     pub(crate) gave_up_before_send: u64,
     pub(crate) waits: u64,
     pub(crate) waited: Duration,
+    pub(crate) in_flight: u32,
 }
 
 impl ScopeStats {
@@ -55,5 +56,11 @@ impl ScopeStats {
     /// Total time slept before sends, summed over requests.
     pub fn waited(&self) -> Duration {
         self.waited
+    }
+
+    /// Requests of this scope on the wire when the counters were read:
+    /// admitted and not yet answered (a cancelled request is released).
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight
     }
 }

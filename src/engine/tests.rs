@@ -8,6 +8,8 @@ use http::StatusCode;
 use super::*;
 use crate::signal::{HintSource, Quota, QuotaSource, RetryHint, Signal};
 
+mod eviction;
+mod hostile;
 mod pacing;
 mod sim;
 mod windows;
@@ -39,6 +41,18 @@ fn admit_wait(engine: &Engine, scope: &Scope, now: Instant) -> (Duration, WaitRe
 
 fn no_jitter() -> Config {
     Config::default().hint_jitter(0.0, Duration::ZERO)
+}
+
+/// A backoff that never waits: the hint alone sets the pause.
+fn no_backoff() -> Backoff {
+    Backoff::new(Duration::ZERO, Duration::ZERO)
+}
+
+fn retry_after(verdict: &Verdict) -> Duration {
+    match verdict {
+        Verdict::Retry { after, .. } => *after,
+        other => panic!("expected a retry, got {other:?}"),
+    }
 }
 
 #[test]
@@ -80,23 +94,8 @@ fn a_hint_pauses_the_whole_scope_and_is_honoured() {
 
 #[test]
 fn hint_jitter_only_ever_adds() {
-    let engine = Engine::new(Config::default());
     let scope = Scope::new("s");
     let t0 = Instant::now();
-    for _ in 0..50 {
-        let ticket = admit_now(&engine, &scope, t0 + ms(10_000));
-        let attempt = Attempt::new(1, true, t0);
-        match engine.on_response(
-            ticket,
-            t0 + ms(10_000),
-            StatusCode::TOO_MANY_REQUESTS,
-            &hint_signal(ms(0)),
-            &attempt,
-        ) {
-            Verdict::Retry { after, .. } => assert_eq!(after, Duration::ZERO),
-            other => panic!("{other:?}"),
-        }
-    }
     let engine = Engine::new(Config::default());
     let ticket = admit_now(&engine, &scope, t0);
     match engine.on_response(
@@ -111,6 +110,110 @@ fn hint_jitter_only_ever_adds() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// Refused again and again with `hint`: the pauses, the scope admitting
+/// the next send only once each is over.
+fn pauses_after_refusals(config: Config, hint: Duration, refusals: u32) -> Vec<Duration> {
+    let engine = Engine::new(config.max_attempts(100).retry_budget(None));
+    let scope = Scope::new("s");
+    let mut now = Instant::now();
+    let mut pauses = Vec::new();
+    for n in 0..refusals {
+        let ticket = admit_now(&engine, &scope, now);
+        let verdict = engine.on_response(
+            ticket,
+            now,
+            StatusCode::TOO_MANY_REQUESTS,
+            &hint_signal(hint),
+            &Attempt::new(n + 1, true, now),
+        );
+        let after = retry_after(&verdict);
+        if !after.is_zero() {
+            assert_eq!(
+                admit_wait(&engine, &scope, now),
+                (after, WaitReason::Paused)
+            );
+        }
+        pauses.push(after);
+        now += after;
+    }
+    pauses
+}
+
+#[test]
+fn a_zero_hint_falls_back_to_the_backoff() {
+    let backoff = Backoff::default();
+    for seed in 0..20 {
+        let config = Config::default().rng_seed(seed);
+        let pauses = pauses_after_refusals(config, Duration::ZERO, 10);
+        for (n, pause) in pauses.iter().enumerate() {
+            assert!(
+                *pause < backoff.ceiling(n as u32),
+                "seed {seed}, {n}: {pause:?}"
+            );
+        }
+        // Ten refusals in a row: the backoff has grown (ceilings 0.1 s …
+        // 20 s; all ten draws under 1 s together is a miss).
+        let total: Duration = pauses.iter().sum();
+        assert!(total > Duration::from_secs(1), "seed {seed}: {pauses:?}");
+    }
+}
+
+#[test]
+fn a_hint_is_a_floor_and_the_backoff_takes_over_when_it_is_not_kept() {
+    let hint = ms(500);
+    for seed in 0..20 {
+        let pauses = pauses_after_refusals(no_jitter().rng_seed(seed), hint, 10);
+        assert!(pauses.iter().all(|p| *p >= hint), "seed {seed}: {pauses:?}");
+        assert!(pauses.iter().any(|p| *p > hint), "seed {seed}: {pauses:?}");
+        assert!(
+            pauses.iter().all(|p| *p <= Backoff::DEFAULT_CAP),
+            "seed {seed}: {pauses:?}"
+        );
+    }
+}
+
+#[test]
+fn a_success_resets_the_backoff() {
+    let config = no_jitter()
+        .rng_seed(3)
+        .max_attempts(100)
+        .retry_budget(None)
+        .backoff(Backoff::new(ms(100), ms(50_000)));
+    let engine = Engine::new(config);
+    let scope = Scope::new("s");
+    let mut now = Instant::now();
+    let refuse = |now: Instant, n: u32| {
+        let ticket = admit_now(&engine, &scope, now);
+        let verdict = engine.on_response(
+            ticket,
+            now,
+            StatusCode::TOO_MANY_REQUESTS,
+            &Signal::default(),
+            &Attempt::new(n, true, now),
+        );
+        retry_after(&verdict)
+    };
+    for n in 1..=12 {
+        now += refuse(now, n);
+    }
+    let ticket = admit_now(&engine, &scope, now);
+    let attempt = Attempt::new(1, true, now);
+    let ok = engine.on_response(ticket, now, StatusCode::OK, &Signal::default(), &attempt);
+    assert_eq!(ok, Verdict::Return);
+    // The first refusal after a success backs off from the base again.
+    assert!(refuse(now, 1) < ms(100));
+}
+
+#[test]
+fn same_seed_same_pauses() {
+    let config = || Config::default().rng_seed(42);
+    let a = pauses_after_refusals(config(), ms(20), 8);
+    let b = pauses_after_refusals(config(), ms(20), 8);
+    let c = pauses_after_refusals(Config::default().rng_seed(43), ms(20), 8);
+    assert_eq!(a, b);
+    assert_ne!(a, c);
 }
 
 #[test]
@@ -209,7 +312,7 @@ fn the_deadline_is_never_slept_past() {
 
 #[test]
 fn attempts_are_bounded() {
-    let engine = Engine::new(no_jitter().max_attempts(2));
+    let engine = Engine::new(no_jitter().max_attempts(2).backoff(no_backoff()));
     let scope = Scope::new("s");
     let t0 = Instant::now();
     let ticket = admit_now(&engine, &scope, t0);
@@ -239,7 +342,12 @@ fn attempts_are_bounded() {
 #[test]
 fn the_budget_stops_retries_when_spent() {
     let budget = RetryBudget::new(Duration::from_secs(1), 2, 0.0);
-    let engine = Engine::new(no_jitter().retry_budget(budget).max_attempts(100));
+    let engine = Engine::new(
+        no_jitter()
+            .retry_budget(budget)
+            .max_attempts(100)
+            .backoff(no_backoff()),
+    );
     let scope = Scope::new("s");
     let t0 = Instant::now();
     let mut verdicts = Vec::new();

@@ -6,6 +6,8 @@
 //! - [`FixedWindow`]: `limit` requests per window.
 //! - [`ThrottleThenOk`]: 429 for the first `n` requests, then 200.
 //! - [`GitHubApi`]: GitHub's primary and secondary limits, refused with 403.
+//! - [`Hostile`]: refuses everything, with any hint you give it, however
+//!   absurd (zero, past dates, 2⁶⁴, `1e300`, a 50 MB body, …).
 //!
 //! Each speaks any combination of the header dialects servers use:
 //! [`RetryAfterStyle`] says how a rejection announces when to come back
@@ -36,6 +38,7 @@ mod counters;
 mod dates;
 mod fixed_window;
 mod github;
+mod hostile;
 mod shape;
 mod style;
 mod throttle_then_ok;
@@ -43,6 +46,7 @@ mod token_bucket;
 
 pub use fixed_window::FixedWindow;
 pub use github::GitHubApi;
+pub use hostile::Hostile;
 pub use style::{Dialect, RetryAfterStyle};
 pub use throttle_then_ok::ThrottleThenOk;
 pub use token_bucket::TokenBucket;

@@ -88,6 +88,8 @@ mod refill;
 mod sharing;
 mod window;
 
+use super::time::{later, wait_from_secs};
+
 use refill::{Reading, Refill};
 use sharing::Sharing;
 use window::Window;
@@ -227,9 +229,11 @@ impl Pacer {
                     } else {
                         (1.0 + SAFETY - at_reset) / rate
                     };
-                    Err(reset.saturating_duration_since(now) + Duration::from_secs_f64(extra))
+                    Err(reset
+                        .saturating_duration_since(now)
+                        .saturating_add(wait_from_secs(extra)))
                 } else {
-                    Err(Duration::from_secs_f64((1.0 + SAFETY - available) / rate))
+                    Err(wait_from_secs((1.0 + SAFETY - available) / rate))
                 }
             }
             None => match est.reset_at {
@@ -295,14 +299,14 @@ impl Pacer {
         let reset_at = if self.windowed() {
             window_end
         } else {
-            reading.reset.and_then(|d| now.checked_add(d))
+            reading.reset.map(|d| later(now, d))
         };
         let barrier = match (self.rate(), reading.reset) {
             _ if matches!(self.refill, Refill::Continuous { .. }) => false,
             (Some(_), Some(_)) if tokens < 1.0 && self.windowed() => true,
             (Some(rate), Some(reset)) if tokens < 1.0 => {
-                let next_unit = Duration::from_secs_f64((1.0 - tokens) / rate);
-                reset > next_unit + ROUNDING
+                let next_unit = wait_from_secs((1.0 - tokens) / rate);
+                reset > next_unit.saturating_add(ROUNDING)
             }
             _ => false,
         };
@@ -364,7 +368,7 @@ impl Pacer {
                 self.sharing.on_refusal();
             }
         }
-        let next_unit_at = now + hint.unwrap_or(Duration::ZERO);
+        let next_unit_at = later(now, hint.unwrap_or(Duration::ZERO));
         let successes = std::mem::take(&mut self.successes_since_throttle);
         match self.anchor.as_mut() {
             Some(anchor)

@@ -1,0 +1,63 @@
+//! Time arithmetic that cannot panic, whatever a server or a configuration
+//! says.
+//!
+//! Server numbers enter the engine clamped to [`MAX_SERVER_WAIT`]; sums of
+//! instants and durations saturate; seconds computed as floats (rates,
+//! estimates) become durations without ever panicking on `NaN`, infinity,
+//! negatives or overflow.
+
+use std::time::{Duration, Instant};
+
+/// The longest wait or reset the engine takes from a server: one day.
+///
+/// A server's numbers are hostile input (`Retry-After: 18446744073709551615`,
+/// `{"retry_after_ms": 1e300}`, an `X-RateLimit-Reset` 10²⁰ s away): each is
+/// clamped to this where it enters the engine, so no instant computed from it
+/// overflows. A day is longer than any window a real limiter announces
+/// (hourly API quotas, daily ones reset within 24 h) and far beyond the
+/// default [`max_wait`](super::Config::max_wait) of 60 s: a hint this long
+/// still gives up at once with a typed error, as the original would.
+pub const MAX_SERVER_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// `at + wait`, saturating: a sum past what an [`Instant`] can hold becomes
+/// `at + MAX_SERVER_WAIT` (or `at` itself if even that overflows).
+pub(crate) fn later(at: Instant, wait: Duration) -> Instant {
+    at.checked_add(wait)
+        .or_else(|| at.checked_add(wait.min(MAX_SERVER_WAIT)))
+        .unwrap_or(at)
+}
+
+/// A float number of seconds as a wait: negative or `NaN` is zero, anything
+/// beyond [`MAX_SERVER_WAIT`] (infinity included) is `MAX_SERVER_WAIT`.
+pub(crate) fn wait_from_secs(secs: f64) -> Duration {
+    // `f64::max` returns the other operand for NaN.
+    Duration::try_from_secs_f64(secs.max(0.0))
+        .unwrap_or(Duration::MAX)
+        .min(MAX_SERVER_WAIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_saturates_instead_of_panicking() {
+        let now = Instant::now();
+        assert_eq!(
+            later(now, Duration::from_secs(5)),
+            now + Duration::from_secs(5)
+        );
+        assert_eq!(later(now, Duration::MAX), now + MAX_SERVER_WAIT);
+    }
+
+    #[test]
+    fn float_seconds_are_total() {
+        assert_eq!(wait_from_secs(0.25), Duration::from_millis(250));
+        assert_eq!(wait_from_secs(-1.0), Duration::ZERO);
+        assert_eq!(wait_from_secs(f64::NAN), Duration::ZERO);
+        assert_eq!(wait_from_secs(f64::NEG_INFINITY), Duration::ZERO);
+        assert_eq!(wait_from_secs(f64::INFINITY), MAX_SERVER_WAIT);
+        assert_eq!(wait_from_secs(1e300), MAX_SERVER_WAIT);
+        assert_eq!(wait_from_secs(86_399.0), Duration::from_secs(86_399));
+    }
+}
