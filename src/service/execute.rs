@@ -159,15 +159,20 @@ pub(crate) fn execute<'a, T: Transport>(
                         Some(classifier) => classifier.may_retry(status),
                         None => config.is_retry_status(status),
                     };
-                    let (resp, signal) = if may_retry {
+                    let (resp, signal, prefix) = if may_retry {
                         // Boxed: the slow path's state stays out of every request's future.
                         Box::pin(body::read_signal(resp, &core.settings.parser)).await
                     } else {
                         let signal = core.settings.parser.parse(status, resp.headers(), None);
-                        (resp, signal)
+                        (resp, signal, None)
                     };
-                    let view =
-                        crate::classify::Response::new(status, resp.headers(), &signal, config);
+                    let view = crate::classify::Response::new(
+                        status,
+                        resp.headers(),
+                        &signal,
+                        prefix.as_deref(),
+                        config,
+                    );
                     let class = match classifier {
                         Some(classifier) => classifier.classify(&view),
                         None => view.by_status(),
