@@ -53,6 +53,27 @@ async fn primary_limit_waits_for_the_reset() {
 }
 
 #[tokio::test]
+async fn a_fresh_quota_is_spent_without_a_single_refusal() {
+    // Eight requests against a fresh quota of five per ten seconds: the
+    // headers of the fifth answer (`x-ratelimit-remaining: 0`,
+    // `x-ratelimit-reset`) hold the sixth back until the window has reset.
+    // Ten seconds is the shortest reset the engine waits out without a
+    // probe (a quota without a window whose reset is nearer may refill
+    // continuously and is probed once, `engine/pacer/refill.rs`); GitHub's
+    // hourly reset takes the same path.
+    let api = GitHubApi::new(nz(5), Duration::from_secs(10));
+    let server = mount(&api).await;
+    let client = github();
+    for _ in 0..8 {
+        let response = client.get(server.uri()).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    assert_eq!(api.rejected(), 0, "wasted requests");
+    assert_eq!(api.early(), 0, "sent before the announced reset");
+    assert_eq!((api.received(), api.admitted()), (8, 8));
+}
+
+#[tokio::test]
 async fn secondary_limit_waits_for_retry_after() {
     let api = GitHubApi::new(nz(5_000), Duration::from_secs(3600))
         .secondary(nz(2), Duration::from_secs(1));
