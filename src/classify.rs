@@ -75,13 +75,14 @@ impl<'a> Response<'a> {
     }
 
     /// What the response said about rate limits (hints, quota), the body's
-    /// problem+json included when [`Classify::may_retry`] let it be read.
+    /// problem+json included when it was read (see [`body_prefix`](Self::body_prefix)).
     pub fn signal(&self) -> &'a Signal {
         self.signal
     }
 
-    /// The body's first bytes, when they were read: only for a status
-    /// [`Classify::may_retry`] accepts and a JSON media type, and at most
+    /// The body's first bytes, when they were read: only for one of the
+    /// [`retry_statuses`](Config::retry_statuses) or a status
+    /// [`Classify::may_retry`] accepts, with a JSON media type, and at most
     /// [`SignalParser::max_body_bytes`](crate::signal::SignalParser::max_body_bytes)
     /// (64 KiB by default). The response handed back still has its whole body.
     pub fn body_prefix(&self) -> Option<&'a [u8]> {
@@ -106,11 +107,19 @@ pub trait Classify: Send + Sync + 'static {
     /// What `response` means.
     fn classify(&self, response: &Response<'_>) -> ResponseClass;
 
-    /// Whether a response with `status` could be anything but final; only
-    /// those have a JSON body's prefix read for hints before
-    /// [`classify`](Self::classify). Default: any 4xx or 5xx.
+    /// Whether a response with `status`, besides the configured
+    /// [`retry_statuses`](Config::retry_statuses) (always read), could be
+    /// anything but final; only those have a JSON body's prefix read for
+    /// hints ([`Response::body_prefix`], the problem+json fields of
+    /// [`Response::signal`]) before [`classify`](Self::classify). Reading
+    /// it holds the response back until up to
+    /// [`max_body_bytes`](crate::signal::SignalParser::max_body_bytes)
+    /// (64 KiB) have arrived, so it is not done for every error.
+    /// Default: `403` only (the status APIs such as GitHub's refuse with).
+    /// A classifier that throttles another status and wants its body says
+    /// so here; its headers are parsed either way.
     fn may_retry(&self, status: StatusCode) -> bool {
-        status.is_client_error() || status.is_server_error()
+        status == StatusCode::FORBIDDEN
     }
 }
 
@@ -171,6 +180,10 @@ fn mentions_secondary_limit(body: &[u8]) -> bool {
 }
 
 impl Classify for GitHub {
+    fn may_retry(&self, status: StatusCode) -> bool {
+        status == StatusCode::FORBIDDEN || status == StatusCode::TOO_MANY_REQUESTS
+    }
+
     fn classify(&self, response: &Response<'_>) -> ResponseClass {
         let status = response.status();
         if status != StatusCode::FORBIDDEN && status != StatusCode::TOO_MANY_REQUESTS {
@@ -236,6 +249,16 @@ mod tests {
         let signal = crate::signal::parse(status, &map, None);
         let config = Config::default();
         GitHub.classify(&Response::new(status, &map, &signal, body, &config))
+    }
+
+    #[test]
+    fn only_403_bodies_are_read_for_a_closure_by_default() {
+        let closure = |r: &Response<'_>| r.by_status();
+        assert!(closure.may_retry(StatusCode::FORBIDDEN));
+        assert!(!closure.may_retry(StatusCode::NOT_FOUND));
+        assert!(!closure.may_retry(StatusCode::INTERNAL_SERVER_ERROR));
+        assert!(GitHub.may_retry(StatusCode::TOO_MANY_REQUESTS));
+        assert!(!GitHub.may_retry(StatusCode::UNPROCESSABLE_ENTITY));
     }
 
     #[test]
