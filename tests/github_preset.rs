@@ -10,7 +10,7 @@ use courteous::testing::GitHubApi;
 use courteous::{Client, GiveUpMode};
 use http::StatusCode;
 use wiremock::matchers::any;
-use wiremock::{Mock, MockServer};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn nz(n: u32) -> NonZeroU32 {
     NonZeroU32::new(n).unwrap()
@@ -116,4 +116,34 @@ async fn a_post_refused_by_github_is_an_error() {
         "{err:?}"
     );
     assert_eq!(api.received(), 1);
+}
+
+#[tokio::test]
+async fn a_secondary_limit_told_only_by_its_body_waits_a_minute() {
+    // GitHub: "If the retry-after response header is not present ... wait
+    // at least one minute"; only the JSON body names the limit.
+    let server = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(403).set_body_raw(
+            r#"{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}"#,
+            "application/json; charset=utf-8",
+        ))
+        .mount(&server)
+        .await;
+    // A longest wait under a minute: the preset's 60 s comes back at once.
+    let client = Client::builder()
+        .classifier(courteous::classify::GitHub)
+        .max_wait(Duration::from_secs(30))
+        .build();
+    let err = client.get(server.uri()).send().await.unwrap_err();
+    assert!(err.is_wait_too_long(), "{err:?}");
+    assert_eq!(
+        err.retry_after(),
+        Some(courteous::classify::GitHub::SECONDARY_WAIT)
+    );
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+
+    // The same 403 without the preset is a final answer.
+    let response = Client::new().get(server.uri()).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
 }
