@@ -43,6 +43,7 @@ pub struct Response<'a> {
     status: StatusCode,
     headers: &'a HeaderMap,
     signal: &'a Signal,
+    body: Option<&'a [u8]>,
     config: &'a Config,
 }
 
@@ -51,12 +52,14 @@ impl<'a> Response<'a> {
         status: StatusCode,
         headers: &'a HeaderMap,
         signal: &'a Signal,
+        body: Option<&'a [u8]>,
         config: &'a Config,
     ) -> Self {
         Self {
             status,
             headers,
             signal,
+            body,
             config,
         }
     }
@@ -72,9 +75,18 @@ impl<'a> Response<'a> {
     }
 
     /// What the response said about rate limits (hints, quota), the body's
-    /// problem+json included when [`Classify::may_retry`] let it be read.
+    /// problem+json included when it was read (see [`body_prefix`](Self::body_prefix)).
     pub fn signal(&self) -> &'a Signal {
         self.signal
+    }
+
+    /// The body's first bytes, when they were read: only for one of the
+    /// [`retry_statuses`](Config::retry_statuses) or a status
+    /// [`Classify::may_retry`] accepts, with a JSON media type, and at most
+    /// [`SignalParser::max_body_bytes`](crate::signal::SignalParser::max_body_bytes)
+    /// (64 KiB by default). The response handed back still has its whole body.
+    pub fn body_prefix(&self) -> Option<&'a [u8]> {
+        self.body
     }
 
     /// The default classification: throttled if the status is one of the
@@ -95,11 +107,19 @@ pub trait Classify: Send + Sync + 'static {
     /// What `response` means.
     fn classify(&self, response: &Response<'_>) -> ResponseClass;
 
-    /// Whether a response with `status` could be anything but final; only
-    /// those have a JSON body's prefix read for hints before
-    /// [`classify`](Self::classify). Default: any 4xx or 5xx.
+    /// Whether a response with `status`, besides the configured
+    /// [`retry_statuses`](Config::retry_statuses) (always read), could be
+    /// anything but final; only those have a JSON body's prefix read for
+    /// hints ([`Response::body_prefix`], the problem+json fields of
+    /// [`Response::signal`]) before [`classify`](Self::classify). Reading
+    /// it holds the response back until up to
+    /// [`max_body_bytes`](crate::signal::SignalParser::max_body_bytes)
+    /// (64 KiB) have arrived, so it is not done for every error.
+    /// Default: `403` only (the status APIs such as GitHub's refuse with).
+    /// A classifier that throttles another status and wants its body says
+    /// so here; its headers are parsed either way.
     fn may_retry(&self, status: StatusCode) -> bool {
-        status.is_client_error() || status.is_server_error()
+        status == StatusCode::FORBIDDEN
     }
 }
 
@@ -112,23 +132,58 @@ where
     }
 }
 
-/// GitHub's REST API, as its documentation describes its limits:
+/// GitHub's REST API, as its documentation describes its limits
+/// ("Rate limits for the REST API", docs.github.com):
 ///
 /// - **primary** limit: `403` or `429` with `x-ratelimit-remaining: 0`:
 ///   throttled until `x-ratelimit-reset` (an epoch time, measured against
-///   the response's `Date`);
+///   the response's `Date`); without a usable reset, throttled with the
+///   engine's backoff (never resent at once into an empty quota);
 /// - **secondary** limit: `403` or `429` with `retry-after`: throttled for
-///   that long;
+///   that long; without `retry-after`, GitHub says "wait at least one
+///   minute" and only the JSON body tells it apart (its `message` mentions
+///   "secondary rate limit"): such a `403` or `429` is throttled for
+///   [`GitHub::SECONDARY_WAIT`] (60 s);
 /// - any other `403` is final (permissions); other statuses as
 ///   [`Response::by_status`].
 ///
 /// Both limits pause every request of the scope, so a client keyed by
 /// token ([`scope_by`](crate::ClientBuilder::scope_by)) stops sending as
 /// soon as one request learns the limit.
+///
+/// A primary limit resets once an hour, so its wait is usually longer
+/// than the default [`max_wait`](crate::ClientBuilder::max_wait) (60 s):
+/// the request then comes back at once as a typed error
+/// ([`Error::is_wait_too_long`](crate::Error::is_wait_too_long)) instead of sleeping;
+/// raise `max_wait` to have it wait for the reset. The secondary-limit
+/// wait (60 s) is within the default.
+///
+/// The body is seen only when it was read for hints: a JSON media type
+/// and a body limit above zero ([`SignalParser`](crate::signal::SignalParser)).
+/// A secondary limit with neither `retry-after` nor such a body is final.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GitHub;
 
+impl GitHub {
+    /// How long a secondary limit without `retry-after` is waited out:
+    /// GitHub's documentation says "wait at least one minute".
+    pub const SECONDARY_WAIT: Duration = Duration::from_secs(60);
+}
+
+/// What GitHub's secondary-limit body says (`"You have exceeded a secondary
+/// rate limit..."`), matched without regard to case.
+const SECONDARY_MARK: &[u8] = b"secondary rate limit";
+
+fn mentions_secondary_limit(body: &[u8]) -> bool {
+    body.windows(SECONDARY_MARK.len())
+        .any(|w| w.eq_ignore_ascii_case(SECONDARY_MARK))
+}
+
 impl Classify for GitHub {
+    fn may_retry(&self, status: StatusCode) -> bool {
+        status == StatusCode::FORBIDDEN || status == StatusCode::TOO_MANY_REQUESTS
+    }
+
     fn classify(&self, response: &Response<'_>) -> ResponseClass {
         let status = response.status();
         if status != StatusCode::FORBIDDEN && status != StatusCode::TOO_MANY_REQUESTS {
@@ -143,9 +198,15 @@ impl Classify for GitHub {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim() == "0");
         if exhausted {
+            // No reset: backoff, never an immediate resend into an empty quota.
             let wait = response.signal().quota().and_then(|q| q.reset());
             return ResponseClass::Throttled {
-                wait: Some(wait.unwrap_or(Duration::ZERO)),
+                wait: wait.filter(|w| !w.is_zero()),
+            };
+        }
+        if response.body_prefix().is_some_and(mentions_secondary_limit) {
+            return ResponseClass::Throttled {
+                wait: Some(Self::SECONDARY_WAIT),
             };
         }
         response.by_status()
@@ -172,6 +233,14 @@ mod tests {
     use http::HeaderValue;
 
     fn classify(status: u16, headers: &[(&'static str, &'static str)]) -> ResponseClass {
+        classify_body(status, headers, None)
+    }
+
+    fn classify_body(
+        status: u16,
+        headers: &[(&'static str, &'static str)],
+        body: Option<&[u8]>,
+    ) -> ResponseClass {
         let status = StatusCode::from_u16(status).unwrap();
         let mut map = HeaderMap::new();
         for (k, v) in headers {
@@ -179,7 +248,64 @@ mod tests {
         }
         let signal = crate::signal::parse(status, &map, None);
         let config = Config::default();
-        GitHub.classify(&Response::new(status, &map, &signal, &config))
+        GitHub.classify(&Response::new(status, &map, &signal, body, &config))
+    }
+
+    #[test]
+    fn only_403_bodies_are_read_for_a_closure_by_default() {
+        let closure = |r: &Response<'_>| r.by_status();
+        assert!(closure.may_retry(StatusCode::FORBIDDEN));
+        assert!(!closure.may_retry(StatusCode::NOT_FOUND));
+        assert!(!closure.may_retry(StatusCode::INTERNAL_SERVER_ERROR));
+        assert!(GitHub.may_retry(StatusCode::TOO_MANY_REQUESTS));
+        assert!(!GitHub.may_retry(StatusCode::UNPROCESSABLE_ENTITY));
+    }
+
+    #[test]
+    fn github_primary_without_a_reset_backs_off() {
+        for status in [403, 429] {
+            assert_eq!(
+                classify(status, &[("x-ratelimit-remaining", "0")]),
+                ResponseClass::Throttled { wait: None },
+                "{status}"
+            );
+        }
+        // A reset that cannot be read is no reset either.
+        assert_eq!(
+            classify(
+                403,
+                &[
+                    ("x-ratelimit-remaining", "0"),
+                    ("x-ratelimit-reset", "soon")
+                ]
+            ),
+            ResponseClass::Throttled { wait: None }
+        );
+    }
+
+    #[test]
+    fn github_secondary_without_retry_after_waits_a_minute_from_the_body() {
+        let body = br#"{"message":"You have exceeded a secondary rate limit and have been temporarily blocked from content creation.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}"#;
+        let json = [("content-type", "application/json; charset=utf-8")];
+        for status in [403, 429] {
+            assert_eq!(
+                classify_body(status, &json, Some(body)),
+                ResponseClass::Throttled {
+                    wait: Some(GitHub::SECONDARY_WAIT)
+                },
+                "{status}"
+            );
+        }
+        assert_eq!(
+            classify_body(
+                403,
+                &json,
+                Some(b"{\"message\":\"Resource not accessible\"}")
+            ),
+            ResponseClass::Final
+        );
+        // Without the body (not read), such a 403 cannot be told apart.
+        assert_eq!(classify_body(403, &json, None), ResponseClass::Final);
     }
 
     #[test]

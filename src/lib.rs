@@ -49,6 +49,7 @@
 //! | `cookies`, `gzip`, `brotli`, `deflate`, `zstd` | | forwarded to reqwest as they are |
 //! | `middleware` | | `CourteousMiddleware`, a `reqwest-middleware` adapter |
 //! | `testing` | | [`testing`]: wiremock responders that rate-limit like real servers |
+//! | `redis` | | `fleet`: processes sharing pauses, learned quotas and send slots through Redis (`ClientBuilder::fleet` and the same setter on each adapter) |
 //!
 //! Without any TLS feature, `https://` requests fail with a builder error
 //! from reqwest; bring a `reqwest::Client` configured your way with

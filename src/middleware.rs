@@ -27,10 +27,16 @@ use crate::options::RequestOptions;
 use crate::service::{Core, CourteousLayer, Origin, Settings, Transport, execute};
 
 /// A [`Middleware`] that makes a `reqwest_middleware::ClientWithMiddleware`
-/// polite. Clones share one engine.
+/// polite. Clones share one engine, so a pause or a learned quota applies
+/// to all of them.
 ///
 /// Its setters are the same as [`ClientBuilder`](crate::ClientBuilder)'s
-/// and [`CourteousLayer`]'s (or convert a configured layer with `From`):
+/// and [`CourteousLayer`]'s (or convert a configured layer with `From`).
+/// Set them before cloning or adding it to a client: a setter of the
+/// engine's configuration (attempts, waits, backoff, give-up mode...)
+/// starts a fresh engine, so a clone it is called on stops sharing pauses
+/// and learned quotas with the others; the other setters (classifier,
+/// hooks, parser) change only the clone they are called on.
 ///
 /// ```
 /// let middleware = courteous::CourteousMiddleware::new()
@@ -65,6 +71,9 @@ impl CourteousMiddleware {
         CourteousLayer::with_config(config).into()
     }
 
+    /// Rebuilds the engine with a changed configuration: this middleware
+    /// (and clones made from it afterwards) stop sharing state with clones
+    /// made before.
     fn update_config(&mut self, f: impl FnOnce(Config) -> Config) {
         let config = f(self.core.engine.config().clone());
         self.core.engine = Engine::new(config);

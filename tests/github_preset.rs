@@ -10,7 +10,7 @@ use courteous::testing::GitHubApi;
 use courteous::{Client, GiveUpMode};
 use http::StatusCode;
 use wiremock::matchers::any;
-use wiremock::{Mock, MockServer};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn nz(n: u32) -> NonZeroU32 {
     NonZeroU32::new(n).unwrap()
@@ -50,6 +50,27 @@ async fn primary_limit_waits_for_the_reset() {
     let server = mount(&api).await;
     let response = Client::new().get(server.uri()).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn a_fresh_quota_is_spent_without_a_single_refusal() {
+    // Eight requests against a fresh quota of five per ten seconds: the
+    // headers of the fifth answer (`x-ratelimit-remaining: 0`,
+    // `x-ratelimit-reset`) hold the sixth back until the window has reset.
+    // Ten seconds is the shortest reset the engine waits out without a
+    // probe (a quota without a window whose reset is nearer may refill
+    // continuously and is probed once, `engine/pacer/refill.rs`); GitHub's
+    // hourly reset takes the same path.
+    let api = GitHubApi::new(nz(5), Duration::from_secs(10));
+    let server = mount(&api).await;
+    let client = github();
+    for _ in 0..8 {
+        let response = client.get(server.uri()).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    assert_eq!(api.rejected(), 0, "wasted requests");
+    assert_eq!(api.early(), 0, "sent before the announced reset");
+    assert_eq!((api.received(), api.admitted()), (8, 8));
 }
 
 #[tokio::test]
@@ -95,4 +116,34 @@ async fn a_post_refused_by_github_is_an_error() {
         "{err:?}"
     );
     assert_eq!(api.received(), 1);
+}
+
+#[tokio::test]
+async fn a_secondary_limit_told_only_by_its_body_waits_a_minute() {
+    // GitHub: "If the retry-after response header is not present ... wait
+    // at least one minute"; only the JSON body names the limit.
+    let server = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(403).set_body_raw(
+            r#"{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}"#,
+            "application/json; charset=utf-8",
+        ))
+        .mount(&server)
+        .await;
+    // A longest wait under a minute: the preset's 60 s comes back at once.
+    let client = Client::builder()
+        .classifier(courteous::classify::GitHub)
+        .max_wait(Duration::from_secs(30))
+        .build();
+    let err = client.get(server.uri()).send().await.unwrap_err();
+    assert!(err.is_wait_too_long(), "{err:?}");
+    assert_eq!(
+        err.retry_after(),
+        Some(courteous::classify::GitHub::SECONDARY_WAIT)
+    );
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+
+    // The same 403 without the preset is a final answer.
+    let response = Client::new().get(server.uri()).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
 }

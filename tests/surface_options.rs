@@ -198,3 +198,72 @@ async fn the_middleware_reads_options_from_its_extensions() {
     assert!(matches!(err, reqwest_middleware::Error::Middleware(_)));
     assert_eq!(received(&server).await, 2);
 }
+
+/// A server whose first answer asks for a wait (2 s) longer than the
+/// per-request deadline the tests below set (500 ms), then 200.
+async fn hint_past_the_deadline() -> MockServer {
+    server(
+        ResponseTemplate::new(429).insert_header("retry-after", "2"),
+        1,
+    )
+    .await
+}
+
+fn short_deadline() -> RequestOptions {
+    RequestOptions::new().deadline(Duration::from_millis(500))
+}
+
+#[tokio::test]
+async fn a_per_request_deadline_gives_up_through_the_client() {
+    let server = hint_past_the_deadline().await;
+    // The client's own deadline would allow the wait; the request's does not.
+    let client = Client::builder().deadline(Duration::from_secs(60)).build();
+    let err = client
+        .get(server.uri())
+        .options(short_deadline())
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.is_deadline(), "{err:?}");
+    assert_eq!(err.attempts(), 1, "{err:?}");
+    assert_eq!(received(&server).await, 1);
+
+    // Without the option the same client waits out the hint and succeeds.
+    let server = hint_past_the_deadline().await;
+    let response = client.get(server.uri()).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_per_request_deadline_gives_up_through_the_layer() {
+    let server = hint_past_the_deadline().await;
+    let service = CourteousLayer::new()
+        .deadline(Duration::from_secs(60))
+        .layer(reqwest::Client::new());
+    let mut request = reqwest::Request::new(http::Method::GET, server.uri().parse().unwrap());
+    short_deadline().attach(&mut request);
+    let err = service.oneshot(request).await.unwrap_err();
+    assert!(err.is_deadline(), "{err:?}");
+    assert_eq!(received(&server).await, 1);
+}
+
+#[cfg(feature = "middleware")]
+#[tokio::test]
+async fn a_per_request_deadline_gives_up_through_the_middleware() {
+    let server = hint_past_the_deadline().await;
+    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(courteous::CourteousMiddleware::new().deadline(Duration::from_secs(60)))
+        .build();
+    let err = client
+        .get(server.uri())
+        .with_extension(short_deadline())
+        .send()
+        .await
+        .unwrap_err();
+    let reqwest_middleware::Error::Middleware(err) = err else {
+        panic!("{err:?}");
+    };
+    let err = err.downcast_ref::<courteous::Error>().unwrap();
+    assert!(err.is_deadline(), "{err:?}");
+    assert_eq!(received(&server).await, 1);
+}

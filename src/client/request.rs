@@ -22,8 +22,15 @@ use crate::service::Origin;
 /// [`idempotency_key`](Self::idempotency_key).
 ///
 /// A body that cannot be replayed (a stream, a multipart form with a
-/// streamed part) is sent once and never retried; it is never refused
-/// before sending.
+/// streamed part) is sent at most once and never retried. Like any
+/// request, it may still be given up before it is sent, when the wait for
+/// the scope (a pause or pacing) is longer than
+/// [`max_wait`](crate::ClientBuilder::max_wait) or would end after the
+/// [`deadline`](crate::ClientBuilder::deadline): `send` then returns an
+/// [`Error`] saying why ([`Error::is_wait_too_long`],
+/// [`Error::is_deadline`]) and the request, body included, is consumed; a
+/// stream cannot be handed back, so build it again to resend it later
+/// (after [`Error::retry_after`]).
 pub struct RequestBuilder {
     client: Client,
     inner: reqwest::RequestBuilder,

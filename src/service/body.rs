@@ -14,15 +14,17 @@ use reqwest::ResponseBuilderExt;
 use crate::signal::{Signal, SignalParser};
 
 /// Parses `resp`'s signal, reading a bounded body prefix when the parser
-/// wants one; returns the response with its body intact.
+/// wants one; returns the response with its body intact, and the prefix
+/// read (at most [`SignalParser::max_body_bytes`]; `None` if none was read)
+/// for the classifier to see.
 pub(crate) async fn read_signal(
     mut resp: reqwest::Response,
     parser: &SignalParser,
-) -> (reqwest::Response, Signal) {
+) -> (reqwest::Response, Signal, Option<Bytes>) {
     let status = resp.status();
     if !parser.wants_body(status, resp.headers()) {
         let signal = parser.parse(status, resp.headers(), None);
-        return (resp, signal);
+        return (resp, signal, None);
     }
     let limit = parser.max_body_bytes();
     let mut chunks: Vec<Bytes> = Vec::new();
@@ -46,11 +48,8 @@ pub(crate) async fn read_signal(
         }
     }
     let prefix = concat(&chunks);
-    let signal = parser.parse(
-        status,
-        resp.headers(),
-        Some(&prefix[..prefix.len().min(limit)]),
-    );
+    let seen = prefix.slice(..prefix.len().min(limit));
+    let signal = parser.parse(status, resp.headers(), Some(&seen));
 
     let url = resp.url().clone();
     let version = resp.version();
@@ -78,7 +77,7 @@ pub(crate) async fn read_signal(
         .unwrap_or_default()
         .into_parts();
     rebuilt.extensions_mut().extend(url_parts.extensions);
-    (reqwest::Response::from(rebuilt), signal)
+    (reqwest::Response::from(rebuilt), signal, Some(seen))
 }
 
 fn concat(chunks: &[Bytes]) -> Bytes {

@@ -155,19 +155,22 @@ pub(crate) fn execute<'a, T: Transport>(
                 Ok(resp) => {
                     let status = resp.status();
                     let classifier = core.settings.classifier.as_deref();
-                    let may_retry = match classifier {
-                        Some(classifier) => classifier.may_retry(status),
-                        None => config.is_retry_status(status),
-                    };
-                    let (resp, signal) = if may_retry {
+                    let may_retry = config.is_retry_status(status)
+                        || classifier.is_some_and(|classifier| classifier.may_retry(status));
+                    let (resp, signal, prefix) = if may_retry {
                         // Boxed: the slow path's state stays out of every request's future.
                         Box::pin(body::read_signal(resp, &core.settings.parser)).await
                     } else {
                         let signal = core.settings.parser.parse(status, resp.headers(), None);
-                        (resp, signal)
+                        (resp, signal, None)
                     };
-                    let view =
-                        crate::classify::Response::new(status, resp.headers(), &signal, config);
+                    let view = crate::classify::Response::new(
+                        status,
+                        resp.headers(),
+                        &signal,
+                        prefix.as_deref(),
+                        config,
+                    );
                     let class = match classifier {
                         Some(classifier) => classifier.classify(&view),
                         None => view.by_status(),
