@@ -68,24 +68,46 @@ pub async fn run_with(
     })
 }
 
+/// Reads the fleet store's counters at the end of a run.
+type FleetCounter = Box<dyn Fn() -> FleetCalls + Send>;
+
 #[cfg(feature = "redis")]
-async fn fleet_client(http: reqwest::Client, pacing: bool, url: &str) -> Result<Client, String> {
+async fn fleet_client(
+    http: reqwest::Client,
+    pacing: bool,
+    url: &str,
+) -> Result<(Client, Option<FleetCounter>), String> {
     let builder = courteous::Client::builder()
         .pacing(pacing)
         .http_client(http);
     Ok(
         match courteous::fleet::RedisFleet::builder(url).connect().await {
-            Ok(fleet) => builder.fleet(fleet).build(),
+            Ok(fleet) => {
+                let counters = fleet.clone();
+                let read: FleetCounter = Box::new(move || {
+                    let c = counters.counters();
+                    FleetCalls {
+                        calls: c.calls,
+                        missed_deadline: c.missed_deadline,
+                        errors: c.errors,
+                    }
+                });
+                (builder.fleet(fleet).build(), Some(read))
+            }
             Err(e) => {
                 eprintln!("polite: fleet store at {url} unavailable ({e}); pacing alone");
-                builder.build()
+                (builder.build(), None)
             }
         },
     )
 }
 
 #[cfg(not(feature = "redis"))]
-async fn fleet_client(_: reqwest::Client, _: bool, _: &str) -> Result<Client, String> {
+async fn fleet_client(
+    _: reqwest::Client,
+    _: bool,
+    _: &str,
+) -> Result<(Client, Option<FleetCounter>), String> {
     Err(
         "--fleet-redis needs the `redis` feature: cargo build --example polite --features redis"
             .into(),
