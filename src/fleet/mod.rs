@@ -13,6 +13,10 @@
 //!   processes on skewed clocks agree. Waiting processes hold distinct slots
 //!   one interval apart, so nobody stampedes when a pause ends.
 //!
+//! Every slot is held back by a headroom (100 ms in whole intervals,
+//! [`RedisFleetBuilder::headroom`]): a send reaches the server a little
+//! after its slot, and a full bucket loses the refill of that time.
+//!
 //! Until the server has said anything, one process probes and the others
 //! ask again every 20 ms: a fleet starting together does not send blind into
 //! an empty bucket.
@@ -31,8 +35,8 @@
 //! Slots go first come, first served (GCRA on one key). Each process holds
 //! at most one slot per request in flight, so a process joining late waits
 //! at most one interval per slot already held (`processes × concurrency ×
-//! interval`) before its first send, and processes asking equally often get
-//! equal shares. There is no priority and no starvation: a slot, once
+//! interval`, plus the headroom of about 100 ms) before its first send, and
+//! processes asking equally often get equal shares. There is no priority and no starvation: a slot, once
 //! reserved, is never taken back.
 //!
 //! # Keys

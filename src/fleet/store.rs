@@ -117,6 +117,7 @@ struct Settings {
     member_window: Duration,
     ttl: Duration,
     margin: f64,
+    headroom: Duration,
 }
 
 impl Default for Settings {
@@ -131,6 +132,7 @@ impl Default for Settings {
             member_window: Duration::from_secs(10),
             ttl: Duration::from_secs(600),
             margin: 0.02,
+            headroom: Duration::from_millis(100),
         }
     }
 }
@@ -183,6 +185,17 @@ impl RedisFleetBuilder {
         } else {
             0.02
         };
+        self
+    }
+
+    /// How late a send may reach the server after its slot without a
+    /// refusal (default 100 ms: a connection opened on a loaded host). A
+    /// full bucket loses the refill of that time, so every slot is held back
+    /// by this much in whole intervals (at most the burst less one); this
+    /// costs its share of the quota once, when a full bucket starts to be
+    /// spent, not in the steady state.
+    pub fn headroom(mut self, headroom: Duration) -> Self {
+        self.settings.headroom = headroom.min(Duration::from_secs(60));
         self
     }
 
@@ -336,7 +349,8 @@ impl RedisFleet {
             .arg(millis(s.poll))
             .arg(millis(s.gap))
             .arg(millis(s.member_window))
-            .arg(millis(s.ttl));
+            .arg(millis(s.ttl))
+            .arg(millis(s.headroom));
         let reply: Vec<i64> = self.invoke(&invocation).await?;
         let [kind, wait_us, members, interval_us, probe] = reply[..] else {
             return Err(FleetError::reply());
@@ -364,7 +378,10 @@ impl RedisFleet {
         let keys = ScopeKeys::new(&s.prefix, scope);
         let mut invocation = self.inner.publish.key(&keys.state);
         lesson.push_args(&mut invocation);
-        invocation.arg(s.margin).arg(millis(s.ttl));
+        invocation
+            .arg(s.margin)
+            .arg(millis(s.ttl))
+            .arg(millis(s.headroom));
         let reply: Vec<i64> = self.invoke(&invocation).await?;
         let [_, interval_us] = reply[..] else {
             return Err(FleetError::reply());
