@@ -2,7 +2,7 @@
 //!
 //! A client that backs off a fixed 50 ms after every 429 or 503 and reads
 //! nothing the server says. Far better than resending at once, yet it still
-//! guesses: against a bucket refilled at 20/s the seed measured 175 requests
+//! guesses: against a bucket refilled at 20/s the original experiment measured 175 requests
 //! for 100 successes. Bounded by `--max-requests` and `--max-secs`; prints as
 //! its last line one JSON object with what it cost the server.
 

@@ -1,7 +1,7 @@
 //! Run with: `cargo run --release --example naive -- --url http://127.0.0.1:8080/ --successes 100`
 //!
 //! The client every rate-limited server dreads: it ignores 429s and resends
-//! at once, so almost everything it sends is wasted (the seed measured 52,853
+//! at once, so almost everything it sends is wasted (the original experiment measured 52,853
 //! requests for 100 successes). It stops at `--max-requests` (100,000) or
 //! `--max-secs` (60 s) whatever happens, and prints as its last line one JSON
 //! object with what it cost the server.

@@ -115,7 +115,8 @@ impl Error {
 
     /// The server refused (or the scope was paused) and the engine stopped
     /// waiting: too many attempts, a wait beyond `max_wait`, the deadline,
-    /// or the retry budget.
+    /// the retry budget, or a request that may not be repeated (see
+    /// [`GiveUpMode`](crate::GiveUpMode)).
     pub fn is_rate_limited(&self) -> bool {
         matches!(self.inner.kind, Kind::GaveUp(_))
     }
@@ -219,7 +220,9 @@ impl fmt::Display for Error {
             Kind::Builder => f.write_str("could not build the request")?,
             Kind::Request => f.write_str("error sending the request")?,
             Kind::GaveUp(reason) => match reason {
-                GiveUpReason::NotRetryable => f.write_str("the request was throttled")?,
+                GiveUpReason::NotRetryable => {
+                    f.write_str("the request was refused and may not be sent again")?
+                }
                 GiveUpReason::AttemptsExhausted => {
                     write!(f, "still throttled after {} attempts", self.inner.attempts)?
                 }

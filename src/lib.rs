@@ -27,28 +27,73 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! ## Cargo features
+//!
+//! courteous's features are reqwest 0.13's, forwarded to it, so the line
+//! that enabled them on reqwest enables them here. The defaults are
+//! reqwest's defaults: `Client::new()` fetches `https://` URLs.
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `default-tls` | yes | TLS through reqwest's default backend (rustls with aws-lc-rs in 0.13) |
+//! | `charset` | yes | `Response::text` decodes the declared charset |
+//! | `http2` | yes | HTTP/2 |
+//! | `system-proxy` | yes | proxies from the system's settings |
+//! | `rustls`, `rustls-no-provider`, `native-tls`, `native-tls-vendored` | | another TLS backend (turn defaults off: `default-features = false`) |
+//! | `json` | | [`RequestBuilder::json`] (and reqwest's `Response::json`) |
+//! | `query` | | [`RequestBuilder::query`] |
+//! | `form` | | [`RequestBuilder::form`] |
+//! | `multipart` | | [`RequestBuilder::multipart`] (a form with a streamed part is sent once, never retried) |
+//! | `stream` | | reqwest's `stream` (always on inside courteous, which re-chains a throttled body it read; listed so reqwest's feature lines carry over) |
+//! | `cookies`, `gzip`, `brotli`, `deflate`, `zstd` | | forwarded to reqwest as they are |
+//! | `middleware` | | `CourteousMiddleware`, a `reqwest-middleware` adapter |
+//! | `testing` | | [`testing`]: wiremock responders that rate-limit like real servers |
+//!
+//! Without any TLS feature, `https://` requests fail with a builder error
+//! from reqwest; bring a `reqwest::Client` configured your way with
+//! [`ClientBuilder::http_client`].
+//!
+//! ## Stacking with other middleware
+//!
+//! courteous retries: never stack it with another retry layer
+//! (`reqwest-retry`, tower's `Retry`), or the attempts multiply (5 × 3 = 15
+//! sends for one call). Layers that should run once per *call* (metrics of
+//! what the caller saw, a circuit breaker) go outside it; layers that should
+//! run once per *attempt* (authentication that signs each send, tracing of
+//! each send, a concurrency limit) go inside it, between it and the client.
+//! See [`service`](crate::Courteous) and `CourteousMiddleware` for each
+//! adapter's order rules.
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod signal;
 
+pub mod classify;
 mod client;
 pub mod engine;
 mod error;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod fleet;
+pub mod hooks;
 #[cfg(feature = "middleware")]
 mod middleware;
+mod options;
 mod report;
 mod service;
+mod setup;
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 
 pub use client::{Client, ClientBuilder, RequestBuilder};
-pub use engine::{Backoff, Config, GiveUpMode, RetryBudget, Scope, ScopeStats};
+pub use engine::{Backoff, Config, GiveUpMode, GiveUpReason, RetryBudget, Scope, ScopeStats};
 pub use error::Error;
 #[cfg(feature = "middleware")]
+#[cfg_attr(docsrs, doc(cfg(feature = "middleware")))]
 pub use middleware::CourteousMiddleware;
+pub use options::RequestOptions;
 pub use report::RetryReport;
 pub use service::{Courteous, CourteousLayer, ResponseFuture};
 

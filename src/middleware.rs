@@ -20,19 +20,35 @@ use std::future::Future;
 use http::Extensions;
 use reqwest_middleware::{Middleware, Next};
 
+use std::sync::Arc;
+
 use crate::engine::{Config, Engine, Scope, ScopeStats};
-use crate::service::{Core, CourteousLayer, Origin, Transport, execute};
+use crate::options::RequestOptions;
+use crate::service::{Core, CourteousLayer, Origin, Settings, Transport, execute};
 
 /// A [`Middleware`] that makes a `reqwest_middleware::ClientWithMiddleware`
 /// polite. Clones share one engine.
 ///
-/// Configure it as a [`CourteousLayer`] and convert:
+/// Its setters are the same as [`ClientBuilder`](crate::ClientBuilder)'s
+/// and [`CourteousLayer`]'s (or convert a configured layer with `From`):
 ///
 /// ```
-/// let layer = courteous::CourteousLayer::new().generate_idempotency_keys(true);
-/// let middleware = courteous::CourteousMiddleware::from(layer);
+/// let middleware = courteous::CourteousMiddleware::new()
+///     .generate_idempotency_keys(true)
+///     .max_attempts(3);
 /// # let _ = middleware;
 /// ```
+///
+/// [`RequestOptions`](crate::RequestOptions) for one request go in
+/// `reqwest-middleware`'s extensions (`RequestBuilder::with_extension`) or
+/// the request's own; the former win.
+///
+/// ## Order with other middleware
+///
+/// Middleware added *before* it (`.with(a).with(courteous)`) runs once per
+/// call; middleware added *after* it runs once per attempt. Never combine
+/// it with `reqwest-retry`'s `RetryTransientMiddleware`: attempts multiply.
+#[cfg_attr(docsrs, doc(cfg(feature = "middleware")))]
 #[derive(Debug, Clone, Default)]
 pub struct CourteousMiddleware {
     core: Core,
@@ -48,6 +64,17 @@ impl CourteousMiddleware {
     pub fn with_config(config: Config) -> Self {
         CourteousLayer::with_config(config).into()
     }
+
+    fn update_config(&mut self, f: impl FnOnce(Config) -> Config) {
+        let config = f(self.core.engine.config().clone());
+        self.core.engine = Engine::new(config);
+    }
+
+    fn settings_mut(&mut self) -> &mut Settings {
+        Arc::make_mut(&mut self.core.settings)
+    }
+
+    crate::setup::courtesy_setters!();
 
     /// The shared engine.
     pub fn engine(&self) -> &Engine {
@@ -93,8 +120,9 @@ impl Middleware for CourteousMiddleware {
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> reqwest_middleware::Result<reqwest::Response> {
+        let options = extensions.get::<RequestOptions>().cloned().map(Box::new);
         let mut transport = NextTransport { next, extensions };
-        execute(&self.core, &mut transport, req, Origin::Any)
+        execute(&self.core, &mut transport, req, Origin::Any, options)
             .await
             .map_err(into_middleware_error)
     }

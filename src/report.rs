@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::engine::Scope;
+use crate::engine::{GiveUpReason, Scope};
 use crate::signal::Signal;
 
 /// What it took to get a response: attempts, time waited, the last signal.
@@ -27,6 +27,7 @@ pub struct RetryReport {
     pub(crate) waited: Duration,
     pub(crate) throttled: u32,
     pub(crate) last_signal: Signal,
+    pub(crate) gave_up: Option<GiveUpReason>,
 }
 
 impl RetryReport {
@@ -53,5 +54,13 @@ impl RetryReport {
     /// The rate-limit signal of the last response (empty if it had none).
     pub fn last_signal(&self) -> &Signal {
         &self.last_signal
+    }
+
+    /// Why the engine stopped retrying, when it did: `None` for a response
+    /// handed back because it was not throttled, else the reason the
+    /// throttled response came back as it is ([`GiveUpReason::NotRetryable`],
+    /// or any reason with [`GiveUpMode::Response`](crate::GiveUpMode::Response)).
+    pub fn gave_up(&self) -> Option<GiveUpReason> {
+        self.gave_up
     }
 }

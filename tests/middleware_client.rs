@@ -176,7 +176,10 @@ async fn post_is_retried_only_with_an_idempotency_key() {
     let url = format!("{}/r", server.uri());
     let client = client(no_jitter());
 
-    let response = client.post(&url).body("order").send().await.unwrap();
+    // Not retried, and (one give-up rule) an error carrying the response.
+    let err = client.post(&url).body("order").send().await.unwrap_err();
+    assert!(err.is_rate_limited(), "{err:?}");
+    let response = err.into_response().unwrap();
     assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(response.text().await.unwrap(), "slow down");
     assert_eq!(script.seen().len(), 1);
@@ -227,12 +230,13 @@ async fn a_streaming_body_is_sent_once_and_its_response_returned() {
     let server = serve(&script).await;
     let chunks: Vec<Result<&'static str, std::io::Error>> = vec![Ok("str"), Ok("eam")];
     let body = reqwest::Body::wrap_stream(futures_util::stream::iter(chunks));
-    let response = Client::new()
+    let err = Client::new()
         .put(format!("{}/r", server.uri()))
         .body(body)
         .send()
         .await
-        .unwrap();
+        .unwrap_err();
+    let response = err.into_response().unwrap();
     assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(response.text().await.unwrap(), "slow down");
     let seen = script.seen();
@@ -323,6 +327,8 @@ async fn a_large_problem_body_comes_back_intact() {
         .post(format!("{}/r", server.uri()))
         .send()
         .await
+        .unwrap_err()
+        .into_response()
         .unwrap();
     assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(

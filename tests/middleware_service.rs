@@ -6,7 +6,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use courteous::{Backoff, Config, CourteousLayer, GiveUpMode, RetryBudget, RetryReport};
+use courteous::{
+    Backoff, Config, CourteousLayer, GiveUpMode, GiveUpReason, RetryBudget, RetryReport, ScopeStats,
+};
 use http::{Method, StatusCode};
 use tokio::time::Instant;
 use tower::{Layer, Service, ServiceExt};
@@ -106,6 +108,12 @@ fn gaps(calls: &[(Instant, Method)]) -> Vec<Duration> {
     calls.windows(2).map(|w| w[1].0 - w[0].0).collect()
 }
 
+fn svc_stats(layer: &CourteousLayer) -> ScopeStats {
+    let stats = layer.stats();
+    assert_eq!(stats.len(), 1);
+    stats[0].1
+}
+
 #[tokio::test(start_paused = true)]
 async fn retry_after_seconds_is_waited_before_the_retry() {
     let script = Script::new([too_many("2"), OK]);
@@ -117,6 +125,7 @@ async fn retry_after_seconds_is_waited_before_the_retry() {
     assert_eq!(report.throttled(), 1);
     assert!(report.waited() >= Duration::from_secs(2));
     assert!(gaps(&script.calls())[0] >= Duration::from_secs(2));
+    assert_eq!(report.gave_up(), None);
 }
 
 #[tokio::test(start_paused = true)]
@@ -220,7 +229,8 @@ async fn the_deadline_is_not_slept_past() {
 #[tokio::test(start_paused = true)]
 async fn a_hint_beyond_max_wait_is_an_error_or_the_response() {
     let script = Script::new([too_many("3600")]);
-    let svc = CourteousLayer::with_config(Config::default()).layer(script.service());
+    let layer = CourteousLayer::with_config(Config::default());
+    let svc = layer.layer(script.service());
     let start = Instant::now();
     let err = svc.clone().oneshot(get()).await.unwrap_err();
     assert!(err.is_wait_too_long() && err.is_rate_limited(), "{err:?}");
@@ -234,12 +244,22 @@ async fn a_hint_beyond_max_wait_is_an_error_or_the_response() {
         "{err:?}"
     );
     assert_eq!(script.calls().len(), 1);
+    // Both give-ups count; the second one sent nothing.
+    let stats = svc_stats(&layer);
+    assert_eq!((stats.gave_up(), stats.gave_up_before_send()), (2, 1));
 
     let script = Script::new([too_many("3600")]);
     let config = Config::default().give_up(GiveUpMode::Response);
     let svc = CourteousLayer::with_config(config).layer(script.service());
     let response = svc.oneshot(get()).await.unwrap();
     assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+    let report = response.extensions().get::<RetryReport>().unwrap();
+    assert_eq!(
+        report.gave_up(),
+        Some(GiveUpReason::WaitTooLong {
+            wait: Duration::from_secs(3600)
+        })
+    );
     assert_eq!(response.text().await.unwrap(), "slow down");
 }
 

@@ -12,7 +12,7 @@ use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::identity::IdentityConfig;
+use crate::identity::{ClientIdentity, IdentityConfig};
 use crate::limiter::{Limiter, Verdict};
 use crate::stats::{Outcome, Stats};
 use crate::{FailMode, HeaderStyle, KeySpace, Policy, Store, headers, health, problem};
@@ -155,33 +155,32 @@ async fn limited(
         &request_headers,
         peer.map(|Extension(ConnectInfo(addr))| addr.ip()),
     );
-    let key = state.key_for(client.hash());
-    let policy = shared.limiter.policy();
-    let verdict = shared.limiter.check(&key).await;
+    let Some(verdict) = check_and_count(&state, &client).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
     tracing::debug!(client = client.label(), ?verdict, "check");
+    let policy = shared.limiter.policy();
     let mut out = HeaderMap::new();
     let (status, body) = match verdict {
         Verdict::Allowed(d) => {
-            shared.stats.record(&client, Outcome::Allowed);
             headers::insert_rate_limit_headers(&mut out, shared.headers, policy, &d);
             let body = json!({"ok": true, "client": client.label(), "remaining": d.remaining});
             (StatusCode::OK, body)
         }
         Verdict::Rejected(d) => {
-            shared.stats.record(&client, Outcome::Rejected);
             headers::insert_rate_limit_headers(&mut out, shared.headers, policy, &d);
-            headers::insert_retry_after(&mut out, d.retry_after);
-            let body =
-                problem::too_many_requests(d.retry_after, shared.headers.has_ietf(), policy.name());
+            if shared.headers.has_hint() {
+                headers::insert_retry_after(&mut out, d.retry_after);
+            }
+            let ms = shared.headers.has_ms_hint().then_some(d.retry_after);
+            let body = problem::too_many_requests(ms, shared.headers.has_ietf(), policy.name());
             (StatusCode::TOO_MANY_REQUESTS, body)
         }
         Verdict::FailedOpen(_) => {
-            shared.stats.record(&client, Outcome::FailedOpen);
             let body = json!({"ok": true, "client": client.label(), "limiter": "unavailable"});
             (StatusCode::OK, body)
         }
         Verdict::Unavailable(_) => {
-            shared.stats.record(&client, Outcome::Unavailable);
             headers::insert_retry_after(&mut out, UNAVAILABLE_RETRY_AFTER);
             (
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -197,6 +196,31 @@ async fn limited(
         return (status, out, body.to_string()).into_response();
     }
     (status, out, Json(body)).into_response()
+}
+
+/// Check `client` and count the outcome in `/stats`, on a task of its own:
+/// when the client hangs up, axum drops the handler, but the check (already
+/// sent to the store, bounded by the deadline) still ends and is counted, so
+/// every request received has exactly one outcome. `None` only if the check
+/// panicked.
+async fn check_and_count(state: &AppState, client: &ClientIdentity) -> Option<Verdict> {
+    let (state, client) = (state.clone(), client.clone());
+    let task = tokio::spawn(async move {
+        let key = state.key_for(client.hash());
+        let verdict = state.inner.limiter.check(&key).await;
+        state.inner.stats.record(&client, outcome(&verdict));
+        verdict
+    });
+    task.await.ok()
+}
+
+fn outcome(verdict: &Verdict) -> Outcome {
+    match verdict {
+        Verdict::Allowed(_) => Outcome::Allowed,
+        Verdict::Rejected(_) => Outcome::Rejected,
+        Verdict::FailedOpen(_) => Outcome::FailedOpen,
+        Verdict::Unavailable(_) => Outcome::Unavailable,
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::{Algorithm, KeySpace, Policy, RedisStore, Store, StoreError};
 
-/// What to measure. Defaults: 10,000 checks (as in the seeds), limit 100 per
+/// What to measure. Defaults: 10,000 checks (as in the original experiment), limit 100 per
 /// second (a mix of admitted and rejected checks), memory at limits 100 and 10,000.
 #[derive(Debug, Clone)]
 pub struct BenchOptions {

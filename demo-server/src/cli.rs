@@ -24,12 +24,12 @@ pub enum Command {
     Serve(ServeArgs),
     /// Measure the cost of one check per algorithm (latency, memory).
     Bench(BenchArgs),
-    /// Run the seed's experiments side by side: race, window edge, wasted
+    /// Run the original experiment's experiments side by side: race, window edge, wasted
     /// requests per client, a herd, cost per check; table plus SVG timeline.
     Compare(crate::compare::CompareArgs),
 }
 
-/// `demo-server serve`. Default policy: the seeds' token bucket, 20 tokens refilled 20/s.
+/// `demo-server serve`. Default policy: the original experiment's token bucket (docs/background.md), 20 tokens refilled 20/s.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The algorithm.

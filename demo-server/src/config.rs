@@ -17,7 +17,12 @@ pub enum Algorithm {
     /// The window number comes from the replica's clock (one more shortcut).
     FixedWindow,
     /// Fixed window in one Lua script: rejected requests are not counted (1 round trip).
+    /// Windows are aligned to the clock (the Unix epoch).
     FixedWindowLua,
+    /// Fixed window opened by each client's first request (the per-client
+    /// window of API gateways and middleware limiters), in one Lua script;
+    /// rejected requests are not counted (1 round trip).
+    ClientWindow,
     /// Sliding log: a sorted set of the last window's requests, in one Lua script (1 round trip).
     SlidingLog,
     /// Sliding window counter: two fixed windows weighted by overlap (1 round trip).
@@ -29,10 +34,11 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every algorithm, atomic ones first.
-    pub const ALL: [Algorithm; 6] = [
+    pub const ALL: [Algorithm; 7] = [
         Algorithm::TokenBucket,
         Algorithm::FixedWindow,
         Algorithm::FixedWindowLua,
+        Algorithm::ClientWindow,
         Algorithm::SlidingLog,
         Algorithm::SlidingWindow,
         Algorithm::RacyBucket,
@@ -44,6 +50,7 @@ impl Algorithm {
             Algorithm::TokenBucket => "token-bucket",
             Algorithm::FixedWindow => "fixed-window",
             Algorithm::FixedWindowLua => "fixed-window-lua",
+            Algorithm::ClientWindow => "client-window",
             Algorithm::SlidingLog => "sliding-log",
             Algorithm::SlidingWindow => "sliding-window",
             Algorithm::RacyBucket => "racy-bucket",
@@ -302,6 +309,11 @@ pub enum HeaderStyle {
     /// All of the above at once.
     #[default]
     All,
+    /// No quota fields: a 429 says only `Retry-After` (whole seconds, rounded
+    /// up), and its problem body carries no `retry_after_ms`.
+    RetryAfter,
+    /// Nothing at all: a bare 429 (its problem body carries no hint either).
+    Bare,
 }
 
 impl FailMode {
@@ -322,16 +334,39 @@ impl HeaderStyle {
             HeaderStyle::IetfLegacy => "ietf-legacy",
             HeaderStyle::XRatelimit => "x-ratelimit",
             HeaderStyle::All => "all",
+            HeaderStyle::RetryAfter => "retry-after",
+            HeaderStyle::Bare => "bare",
         }
     }
 
-    /// Every style.
-    pub const ALL: [HeaderStyle; 4] = [
+    /// Every style that describes the quota.
+    pub const WITH_QUOTA: [HeaderStyle; 4] = [
         HeaderStyle::Ietf,
         HeaderStyle::IetfLegacy,
         HeaderStyle::XRatelimit,
         HeaderStyle::All,
     ];
+
+    /// Every style.
+    pub const ALL: [HeaderStyle; 6] = [
+        HeaderStyle::Ietf,
+        HeaderStyle::IetfLegacy,
+        HeaderStyle::XRatelimit,
+        HeaderStyle::All,
+        HeaderStyle::RetryAfter,
+        HeaderStyle::Bare,
+    ];
+
+    /// Whether a 429 says when to come back (`Retry-After` and the problem
+    /// body's `retry_after_ms`).
+    pub(crate) fn has_hint(self) -> bool {
+        !matches!(self, HeaderStyle::Bare)
+    }
+
+    /// Whether a 429's problem body carries `retry_after_ms`.
+    pub(crate) fn has_ms_hint(self) -> bool {
+        !matches!(self, HeaderStyle::Bare | HeaderStyle::RetryAfter)
+    }
 
     pub(crate) fn has_ietf(self) -> bool {
         matches!(self, HeaderStyle::Ietf | HeaderStyle::All)

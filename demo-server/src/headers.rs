@@ -1,4 +1,4 @@
-//! Emitting the rate-limit header dialects (see `signals.md` §1, §3, §4).
+//! Emitting the rate-limit header dialects (the dialects `courteous::signal` reads).
 //!
 //! All seconds are rounded up, so a client that waits what it is told is
 //! never early.

@@ -20,7 +20,7 @@ pub struct IdentityConfig {
 }
 
 impl Default for IdentityConfig {
-    /// `X-Client-Id` (as in the seeds' demo), `X-Api-Key`, `X-Forwarded-For` not trusted.
+    /// `X-Client-Id` (as in the original experiment's demo), `X-Api-Key`, `X-Forwarded-For` not trusted.
     fn default() -> Self {
         Self {
             client_id_header: HeaderName::from_static("x-client-id"),

@@ -33,7 +33,7 @@ pub struct Limiter {
 
 impl Limiter {
     /// Per-check deadline: 150 ms, the budget of the Redis limiter lab in
-    /// `seeds/002` — a limiter must not take a large share of a request's time.
+    /// docs/background.md — a limiter must not take a large share of a request's time.
     pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(150);
     /// Checks in flight per replica: 256. A multiplexed connection pipelines
     /// them; at ~50 µs per check that is far above a healthy load, and during an

@@ -13,16 +13,21 @@ pub const LIMITER_UNAVAILABLE: &str = "/problems/limiter-unavailable";
 /// The media type of the bodies.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
-/// The 429 body: `retry_after_ms` always, the IETF type and `violated-policies` when
-/// the IETF fields are emitted.
-pub fn too_many_requests(retry_after: Duration, ietf: bool, policy_name: &str) -> Value {
+/// The 429 body: `retry_after_ms` when given, the IETF type and
+/// `violated-policies` when the IETF fields are emitted.
+pub fn too_many_requests(retry_after: Option<Duration>, ietf: bool, policy_name: &str) -> Value {
     let mut body = json!({
         "type": if ietf { QUOTA_EXCEEDED } else { RATE_LIMITED },
         "title": "Too Many Requests",
         "status": 429,
-        "detail": format!("Quota exhausted; retry in {} ms.", retry_after.as_millis()),
-        "retry_after_ms": retry_after.as_millis() as u64,
     });
+    if let Some(retry_after) = retry_after {
+        body["detail"] =
+            format!("Quota exhausted; retry in {} ms.", retry_after.as_millis()).into();
+        body["retry_after_ms"] = (retry_after.as_millis() as u64).into();
+    } else {
+        body["detail"] = "Quota exhausted.".into();
+    }
     if ietf {
         body["violated-policies"] = json!([policy_name]);
     }

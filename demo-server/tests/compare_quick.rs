@@ -18,6 +18,7 @@ async fn race_and_window_edge_reproduce_the_seed() {
         svg: None,
         skip_build: true,
         headers: HeaderStyle::All,
+        matrix: false,
         only: vec![Experiment::Race, Experiment::Edge],
     };
     let report = compare::main(args).await.expect("comparison runs");

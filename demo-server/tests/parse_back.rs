@@ -84,6 +84,7 @@ async fn check_style(backend: &Backend, style: HeaderStyle) {
             assert_eq!(quota.source(), QuotaSource::XRateLimit);
             assert_eq!(body["type"], RATE_LIMITED);
         }
+        HeaderStyle::RetryAfter | HeaderStyle::Bare => unreachable!("styles with a quota only"),
         HeaderStyle::All => {
             assert!(!signal.policies().is_empty());
             for p in signal.policies() {
@@ -102,7 +103,7 @@ async fn check_style(backend: &Backend, style: HeaderStyle) {
 #[tokio::test]
 async fn every_style_parses_back_on_redis() {
     let backend = Backend::redis();
-    for style in HeaderStyle::ALL {
+    for style in HeaderStyle::WITH_QUOTA {
         check_style(&backend, style).await;
     }
 }
@@ -110,7 +111,43 @@ async fn every_style_parses_back_on_redis() {
 #[tokio::test]
 async fn every_style_parses_back_on_memory() {
     let backend = Backend::memory();
-    for style in HeaderStyle::ALL {
+    for style in HeaderStyle::WITH_QUOTA {
         check_style(&backend, style).await;
     }
+}
+
+/// `retry-after`: a 429 says only `Retry-After`; `bare`: nothing at all.
+async fn check_hint_styles(backend: &Backend) {
+    for (style, wait) in [
+        (HeaderStyle::RetryAfter, Some(Duration::from_secs(2))),
+        (HeaderStyle::Bare, None),
+    ] {
+        let config = ServerConfig::new(policy())
+            .headers(style)
+            .keys(fresh_keys());
+        let server = spawn(config, backend.store().await).await.unwrap();
+        let (client, url) = (client(), server.url());
+        let first = get_as(&client, &url, b"hints").await;
+        assert_eq!(first.status, 200);
+        let signal = parse(first.status, &first.headers, Some(&first.body));
+        assert!(signal.quota().is_none(), "{style:?}: no quota fields");
+        get_as(&client, &url, b"hints").await;
+        get_as(&client, &url, b"hints").await;
+        let rejected = get_as(&client, &url, b"hints").await;
+        assert_eq!(rejected.status, 429);
+        assert!(rejected.json().get("retry_after_ms").is_none(), "{style:?}");
+        let signal = parse(rejected.status, &rejected.headers, Some(&rejected.body));
+        assert!(signal.quota().is_none(), "{style:?}: no quota fields");
+        assert_eq!(signal.retry_after().map(|h| h.delay()), wait, "{style:?}");
+    }
+}
+
+#[tokio::test]
+async fn hint_styles_say_only_what_they_promise_on_redis() {
+    check_hint_styles(&Backend::redis()).await;
+}
+
+#[tokio::test]
+async fn hint_styles_say_only_what_they_promise_on_memory() {
+    check_hint_styles(&Backend::memory()).await;
 }

@@ -21,7 +21,11 @@ async fn admitted(backend: &Backend, policy: Policy) -> (usize, u64) {
     let keys = fresh_keys();
     let mut replicas = Vec::new();
     for _ in 0..REPLICAS {
-        let config = ServerConfig::new(policy.clone()).keys(keys.clone());
+        // A generous deadline: this test is about atomicity, and a check
+        // failing open on a loaded machine would be counted as neither.
+        let config = ServerConfig::new(policy.clone())
+            .keys(keys.clone())
+            .deadline(Duration::from_secs(5));
         replicas.push(spawn(config, backend.store().await).await.unwrap());
     }
     // Stay clear of a day edge for the window algorithms.

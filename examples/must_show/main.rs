@@ -11,7 +11,7 @@
 //! `throughput.rs`).
 //! `sent` and `429s` are what the *server* counted. `--client` runs the same
 //! scenarios with another example client, to check the harness against the
-//! seed's figures (fixed 50 ms: about 175 sent).
+//! original experiment's figures (docs/background.md) (fixed 50 ms: about 175 sent).
 
 #[path = "../support/mod.rs"]
 mod support;

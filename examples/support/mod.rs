@@ -34,7 +34,7 @@ pub struct CommonArgs {
     /// Sent as `X-Client-Id` on every request, when given.
     #[arg(long)]
     pub client_id: Option<String>,
-    /// Stop after starting this many requests whatever happened (the seed's
+    /// Stop after starting this many requests whatever happened (the original experiment's
     /// naive client needed ~53,000; 100,000 bounds a misbehaving run). For
     /// `polite` these are `send` calls, each bounded by its own attempt limit.
     #[arg(long, default_value_t = 100_000)]

@@ -68,38 +68,36 @@ pub async fn run_with(
     })
 }
 
-/// Reads the fleet store's counters at the end of a run.
-type FleetCounter = Box<dyn Fn() -> FleetCalls + Send>;
+/// Reads the fleet store's call counters at the end of a run.
+type FleetReader = Box<dyn Fn() -> FleetCalls + Send + Sync>;
 
 #[cfg(feature = "redis")]
 async fn fleet_client(
     http: reqwest::Client,
     pacing: bool,
     url: &str,
-) -> Result<(Client, Option<FleetCounter>), String> {
+) -> Result<(Client, Option<FleetReader>), String> {
     let builder = courteous::Client::builder()
         .pacing(pacing)
         .http_client(http);
-    Ok(
-        match courteous::fleet::RedisFleet::builder(url).connect().await {
-            Ok(fleet) => {
-                let counters = fleet.clone();
-                let read: FleetCounter = Box::new(move || {
-                    let c = counters.counters();
-                    FleetCalls {
-                        calls: c.calls,
-                        missed_deadline: c.missed_deadline,
-                        errors: c.errors,
-                    }
-                });
-                (builder.fleet(fleet).build(), Some(read))
-            }
-            Err(e) => {
-                eprintln!("polite: fleet store at {url} unavailable ({e}); pacing alone");
-                (builder.build(), None)
-            }
-        },
-    )
+    match courteous::fleet::RedisFleet::builder(url).connect().await {
+        Ok(fleet) => {
+            let counted = fleet.clone();
+            let read: FleetReader = Box::new(move || {
+                let c = counted.counters();
+                FleetCalls {
+                    calls: c.calls,
+                    missed_deadline: c.missed_deadline,
+                    errors: c.errors,
+                }
+            });
+            Ok((builder.fleet(fleet).build(), Some(read)))
+        }
+        Err(e) => {
+            eprintln!("polite: fleet store at {url} unavailable ({e}); pacing alone");
+            Ok((builder.build(), None))
+        }
+    }
 }
 
 #[cfg(not(feature = "redis"))]
@@ -107,7 +105,7 @@ async fn fleet_client(
     _: reqwest::Client,
     _: bool,
     _: &str,
-) -> Result<(Client, Option<FleetCounter>), String> {
+) -> Result<(Client, Option<FleetReader>), String> {
     Err(
         "--fleet-redis needs the `redis` feature: cargo build --example polite --features redis"
             .into(),

@@ -5,16 +5,15 @@ mod request;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
-use http::{Method, StatusCode};
+use http::Method;
 
 pub use request::RequestBuilder;
 
-use crate::engine::{Backoff, Config, Engine, GiveUpMode, RetryBudget, Scope, ScopeStats};
+use crate::engine::{Config, Engine, Scope, ScopeStats};
 use crate::error::Error;
+use crate::options::RequestOptions;
 use crate::service::{Core, Origin, Settings, Transport, execute};
-use crate::signal::SignalParser;
 
 /// A polite HTTP client: reqwest's, plus courtesy to rate-limited servers.
 ///
@@ -147,23 +146,25 @@ impl Client {
         RequestBuilder::new(self.clone(), self.inner.http.request(method, url))
     }
 
-    /// Sends a built request politely.
+    /// Sends a built request politely; [`RequestOptions`] in its
+    /// extensions apply.
     pub fn execute(
         &self,
         req: reqwest::Request,
     ) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'static {
-        self.execute_from(req, Origin::Any)
+        self.execute_from(req, Origin::Any, None)
     }
 
     pub(super) fn execute_from(
         &self,
         req: reqwest::Request,
         origin: Origin,
+        options: Option<Box<RequestOptions>>,
     ) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'static + use<> {
         let inner = Arc::clone(&self.inner);
         async move {
             let mut transport = ClientTransport(&inner.http);
-            execute(&inner.core, &mut transport, req, origin).await
+            execute(&inner.core, &mut transport, req, origin, options).await
         }
     }
 
@@ -198,7 +199,10 @@ impl Transport for ClientTransport<'_> {
 
 /// Builds a [`Client`]. Defaults: [`Config::default()`] and
 /// `reqwest::Client::new()` (give your own with
-/// [`http_client`](Self::http_client), e.g. one with TLS enabled).
+/// [`http_client`](Self::http_client): TLS roots, proxies, timeouts).
+///
+/// Its setters are the same as [`CourteousLayer`](crate::CourteousLayer)'s
+/// and `CourteousMiddleware`'s.
 #[derive(Debug, Default)]
 pub struct ClientBuilder {
     config: Config,
@@ -207,97 +211,15 @@ pub struct ClientBuilder {
 }
 
 impl ClientBuilder {
-    /// Replace the whole engine configuration.
-    pub fn config(mut self, config: Config) -> Self {
-        self.config = config;
-        self
+    fn update_config(&mut self, f: impl FnOnce(Config) -> Config) {
+        self.config = f(std::mem::take(&mut self.config));
     }
 
-    /// Pace before a 429 (default `true`); `false` = "Retry-After only":
-    /// hints are still honoured after a throttled response.
-    pub fn pacing(mut self, enabled: bool) -> Self {
-        self.config = self.config.pacing(enabled);
-        self
+    fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
     }
 
-    /// Attempts per request, the first included (default 5).
-    pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.config = self.config.max_attempts(attempts);
-        self
-    }
-
-    /// Longest single wait (default 60 s); a longer hint gives up at once.
-    pub fn max_wait(mut self, wait: Duration) -> Self {
-        self.config = self.config.max_wait(wait);
-        self
-    }
-
-    /// No wait ends later than this after `send` (default 120 s; `None`: no deadline).
-    pub fn deadline(mut self, deadline: impl Into<Option<Duration>>) -> Self {
-        self.config = self.config.deadline(deadline);
-        self
-    }
-
-    /// The retry budget (default [`RetryBudget::default()`]; `None` disables it).
-    pub fn retry_budget(mut self, budget: impl Into<Option<RetryBudget>>) -> Self {
-        self.config = self.config.retry_budget(budget);
-        self
-    }
-
-    /// Statuses that mean "throttled" (default 429, 503).
-    pub fn retry_statuses(mut self, statuses: impl IntoIterator<Item = StatusCode>) -> Self {
-        self.config = self.config.retry_statuses(statuses);
-        self
-    }
-
-    /// Backoff when no hint is given (default full jitter, 100 ms … 20 s).
-    pub fn backoff(mut self, backoff: Backoff) -> Self {
-        self.config = self.config.backoff(backoff);
-        self
-    }
-
-    /// Jitter after a hint (default up to 10 %, at most 1 s).
-    pub fn hint_jitter(mut self, ratio: f64, cap: Duration) -> Self {
-        self.config = self.config.hint_jitter(ratio, cap);
-        self
-    }
-
-    /// What to return when giving up on a throttled response (default an error).
-    pub fn give_up(mut self, mode: GiveUpMode) -> Self {
-        self.config = self.config.give_up(mode);
-        self
-    }
-
-    /// Key the shared state by something other than the origin.
-    pub fn scope_by<F>(mut self, key: F) -> Self
-    where
-        F: Fn(&reqwest::Request) -> Scope + Send + Sync + 'static,
-    {
-        self.settings.scope_fn = Some(Arc::new(key));
-        self
-    }
-
-    /// Generate an `Idempotency-Key` for POST and PATCH requests without one,
-    /// so they may be retried (default off).
-    pub fn generate_idempotency_keys(mut self, enabled: bool) -> Self {
-        self.settings.idempotency_keys = enabled;
-        self
-    }
-
-    /// The signal parser (its body limit bounds what is read of a 429).
-    pub fn parser(mut self, parser: SignalParser) -> Self {
-        self.settings.parser = parser;
-        self
-    }
-
-    /// Share pauses, learned quotas and send slots with every other process
-    /// using the same store (feature `redis`; default: none, this process
-    /// learns alone). See [`fleet`](crate::fleet).
-    #[cfg(feature = "redis")]
-    pub fn fleet(mut self, fleet: crate::fleet::RedisFleet) -> Self {
-        self.settings.fleet = Some(crate::fleet::FleetGate::new(fleet));
-        self
-    }
+    crate::setup::courtesy_setters!();
 
     /// The reqwest client to send with (default `reqwest::Client::new()`).
     pub fn http_client(mut self, client: reqwest::Client) -> Self {

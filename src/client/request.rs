@@ -9,32 +9,51 @@ use http::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::Client;
 use crate::error::Error;
+use crate::options::RequestOptions;
 use crate::service::Origin;
 
 /// A request being built; [`send`](Self::send) sends it through the
 /// client's engine. Made by [`Client::get`] and friends.
+///
+/// Every method of reqwest 0.13's `RequestBuilder` that a client of a
+/// rate-limited API uses is here, behind the same cargo feature as in
+/// reqwest (`json`, `query`, `form`, `multipart`), plus
+/// [`options`](Self::options) for this request's limits and
+/// [`idempotency_key`](Self::idempotency_key).
+///
+/// A body that cannot be replayed (a stream, a multipart form with a
+/// streamed part) is sent once and never retried; it is never refused
+/// before sending.
 pub struct RequestBuilder {
     client: Client,
     inner: reqwest::RequestBuilder,
+    options: Option<Box<RequestOptions>>,
+    extensions: Option<Box<http::Extensions>>,
 }
 
 impl fmt::Debug for RequestBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("courteous::RequestBuilder")
             .field("inner", &self.inner)
+            .field("options", &self.options)
             .finish()
     }
 }
 
 impl RequestBuilder {
     pub(super) fn new(client: Client, inner: reqwest::RequestBuilder) -> Self {
-        Self { client, inner }
+        Self {
+            client,
+            inner,
+            options: None,
+            extensions: None,
+        }
     }
 
     fn map(self, f: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder) -> Self {
         Self {
-            client: self.client,
             inner: f(self.inner),
+            ..self
         }
     }
 
@@ -83,23 +102,120 @@ impl RequestBuilder {
         self.map(|b| b.version(version))
     }
 
+    /// Modifies the URL's query with a serialized value (feature `query`).
+    #[cfg(feature = "query")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "query")))]
+    pub fn query<T: serde::Serialize + ?Sized>(self, query: &T) -> Self {
+        self.map(|b| b.query(query))
+    }
+
+    /// A JSON body (feature `json`); sets `Content-Type: application/json`.
+    #[cfg(feature = "json")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+    pub fn json<T: serde::Serialize + ?Sized>(self, json: &T) -> Self {
+        self.map(|b| b.json(json))
+    }
+
+    /// A url-encoded form body (feature `form`).
+    #[cfg(feature = "form")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "form")))]
+    pub fn form<T: serde::Serialize + ?Sized>(self, form: &T) -> Self {
+        self.map(|b| b.form(form))
+    }
+
+    /// A `multipart/form-data` body (feature `multipart`). reqwest streams
+    /// multipart bodies, so such a request is sent once and never retried.
+    #[cfg(feature = "multipart")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "multipart")))]
+    pub fn multipart(self, form: reqwest::multipart::Form) -> Self {
+        self.map(|b| b.multipart(form))
+    }
+
+    /// Limits and a scope for this request alone ([`RequestOptions`]).
+    pub fn options(mut self, options: RequestOptions) -> Self {
+        self.options = Some(Box::new(options));
+        self
+    }
+
+    /// Puts `value` in the built request's extensions, for a service or
+    /// middleware below that reads them (through `http::Request`).
+    pub fn extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions
+            .get_or_insert_with(Default::default)
+            .insert(value);
+        self
+    }
+
+    /// A copy of this builder, or `None` if its body is a stream.
+    pub fn try_clone(&self) -> Option<Self> {
+        Some(Self {
+            client: self.client.clone(),
+            inner: self.inner.try_clone()?,
+            options: self.options.clone(),
+            extensions: self.extensions.clone(),
+        })
+    }
+
     /// Sets an `Idempotency-Key`, which makes a POST or PATCH retryable.
     pub fn idempotency_key(self, key: impl AsRef<str>) -> Self {
         let name = crate::service::classify::IDEMPOTENCY_KEY.clone();
         self.map(|b| b.header(name, key.as_ref()))
     }
 
-    /// Builds the `reqwest::Request` without sending it.
+    /// Builds the `reqwest::Request` without sending it; its
+    /// [`options`](Self::options) and [`extension`](Self::extension)s go
+    /// into its extensions, so [`Client::execute`] still applies them.
     pub fn build(self) -> Result<reqwest::Request, Error> {
-        self.inner.build().map_err(Error::builder)
+        self.build_split().1
+    }
+
+    /// The client and the built request (as reqwest's `build_split`).
+    pub fn build_split(self) -> (Client, Result<reqwest::Request, Error>) {
+        let Self {
+            client,
+            inner,
+            options,
+            extensions,
+        } = self;
+        let built = inner.build().map(|mut req| {
+            if options.is_some() || extensions.is_some() {
+                crate::options::with_extensions(&mut req, |all| {
+                    if let Some(extensions) = extensions {
+                        all.extend(*extensions);
+                    }
+                    if let Some(options) = options {
+                        all.insert(*options);
+                    }
+                });
+            }
+            req
+        });
+        (client, built.map_err(Error::builder))
     }
 
     /// Sends the request politely.
     pub fn send(self) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'static {
         // Not an `async` block around the client's future: that would hold
         // the built request a second time, in a bigger future.
-        match self.inner.build() {
-            Ok(req) => Either::Left(self.client.execute_from(req, Origin::Builder)),
+        let Self {
+            client,
+            inner,
+            options,
+            extensions,
+        } = self;
+        match inner.build() {
+            Ok(mut req) => {
+                // A request with extensions of its own is copied whole for a
+                // retry; one without, field by field.
+                let origin = match extensions {
+                    Some(extensions) => {
+                        crate::options::with_extensions(&mut req, |all| all.extend(*extensions));
+                        Origin::Any
+                    }
+                    None => Origin::Builder,
+                };
+                Either::Left(client.execute_from(req, origin, options))
+            }
             Err(err) => Either::Right(std::future::ready(Err(Error::builder(err)))),
         }
     }

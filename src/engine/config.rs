@@ -1,9 +1,12 @@
 //! The engine's limits and their defaults.
 //!
 //! Every number here has a documented default and a reason; change them with
-//! the builder methods on [`Config`] (or the same methods on
-//! [`ClientBuilder`](crate::ClientBuilder) and
-//! [`CourteousLayer`](crate::CourteousLayer)).
+//! the builder methods on [`Config`], or the same methods on
+//! [`ClientBuilder`](crate::ClientBuilder),
+//! [`CourteousLayer`](crate::CourteousLayer) and `CourteousMiddleware`
+//! (generated from one list, so each setter exists on all three). One
+//! request can replace some of them with
+//! [`RequestOptions`](crate::RequestOptions).
 
 use std::time::Duration;
 
@@ -11,17 +14,22 @@ use http::StatusCode;
 
 use super::budget::RetryBudget;
 
-/// What to hand back when the engine gives up on a throttled response
-/// (attempts, budget, a wait beyond [`Config::max_wait`], or the deadline).
+/// What to hand back for a response that is not final (throttled, or
+/// classified "retry") and will not be sent again, whatever the reason:
+/// attempts, budget, a wait beyond [`Config::max_wait`], the deadline, or a
+/// request that may not be repeated (a POST or PATCH without an
+/// `Idempotency-Key`, a streamed body). The rule is the same for every
+/// method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum GiveUpMode {
     /// A typed [`Error`](crate::Error) that carries the hint and the response
     /// ([`Error::into_response`](crate::Error::into_response)). The default,
-    /// so `?` never mistakes a refusal for a success.
+    /// so `?` never mistakes a refusal for a success: a POST refused with
+    /// 429 is an `Err` too.
     #[default]
     Error,
-    /// The throttled response itself, as `Ok`, body intact.
+    /// The response itself, as `Ok`, body intact.
     Response,
 }
 

@@ -48,6 +48,27 @@ pub enum Verdict {
     GiveUp(GiveUpReason),
 }
 
+/// What a response means for the request that got it, as a classifier
+/// says (by default: a status in [`Config::retry_statuses`](super::Config::retry_statuses)
+/// is throttled, anything else final).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResponseClass {
+    /// The server refused for rate: every request to the scope pauses, the
+    /// pacer learns, and the request is retried if it may be.
+    Throttled {
+        /// The wait the server asked for, when the classifier read it
+        /// somewhere the signal does not look (`None`: the signal's
+        /// [`retry_after`](crate::signal::Signal::retry_after), else backoff).
+        wait: Option<Duration>,
+    },
+    /// A failure of this request alone (a 502 from one upstream, say): it
+    /// is retried after backoff if it may be; the scope does not pause.
+    Retry,
+    /// The response is the answer: hand it back.
+    Final,
+}
+
 /// Why a request is sent again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -61,6 +82,11 @@ pub enum RetryReason {
     },
     /// A connection error or timeout.
     Transport,
+    /// A response its classifier said to retry ([`ResponseClass::Retry`]).
+    Failed {
+        /// The status.
+        status: StatusCode,
+    },
 }
 
 /// Why the engine stops retrying.

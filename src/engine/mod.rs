@@ -43,7 +43,7 @@ use http::StatusCode;
 
 pub use budget::RetryBudget;
 pub use config::{Backoff, Config, GiveUpMode};
-pub use decision::{Admit, GiveUpReason, RetryReason, Verdict, WaitReason};
+pub use decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 pub use scope::Scope;
 pub use stats::ScopeStats;
 
@@ -100,11 +100,17 @@ impl fmt::Debug for Engine {
 }
 
 /// What the engine needs to know about the request being decided.
+///
+/// Its limits (attempts, longest wait, deadline) are the [`Config`]'s unless
+/// the request set its own ([`with_limits`](Self::with_limits)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Attempt {
     number: u32,
     retryable: bool,
     started: Instant,
+    max_attempts: Option<u32>,
+    max_wait: Option<Duration>,
+    deadline: Option<Option<Duration>>,
 }
 
 impl Attempt {
@@ -115,7 +121,40 @@ impl Attempt {
             number,
             retryable,
             started,
+            max_attempts: None,
+            max_wait: None,
+            deadline: None,
         }
+    }
+
+    /// This request's own limits, each replacing the [`Config`]'s when
+    /// `Some`: attempts (at least 1), longest single wait, and deadline
+    /// (`Some(None)`: no deadline).
+    pub fn with_limits(
+        mut self,
+        max_attempts: Option<u32>,
+        max_wait: Option<Duration>,
+        deadline: Option<Option<Duration>>,
+    ) -> Self {
+        self.max_attempts = max_attempts.map(|n| n.max(1));
+        self.max_wait = max_wait;
+        self.deadline = deadline;
+        self
+    }
+
+    /// Attempts allowed for this request, the first included.
+    pub fn max_attempts(&self, config: &Config) -> u32 {
+        self.max_attempts.unwrap_or(config.max_attempts)
+    }
+
+    /// The longest single wait allowed for this request.
+    pub fn max_wait(&self, config: &Config) -> Duration {
+        self.max_wait.unwrap_or(config.max_wait)
+    }
+
+    /// This request's deadline, counted from [`started`](Self::started).
+    pub fn deadline(&self, config: &Config) -> Option<Duration> {
+        self.deadline.unwrap_or(config.deadline)
     }
 
     /// 1 for the first send.
@@ -135,10 +174,12 @@ impl Attempt {
 
     /// Whether a wait of `wait` from `now` would end after the deadline.
     pub fn would_pass_deadline(&self, config: &Config, now: Instant, wait: Duration) -> bool {
-        match config.deadline {
-            Some(deadline) => now
-                .checked_add(wait)
-                .is_none_or(|end| end > self.started + deadline),
+        match self.deadline(config) {
+            Some(deadline) => now.checked_add(wait).is_none_or(|end| {
+                self.started
+                    .checked_add(deadline)
+                    .is_some_and(|limit| end > limit)
+            }),
             None => false,
         }
     }
@@ -273,19 +314,45 @@ impl Engine {
         lock(&handle.slot).record_wait(waited);
     }
 
+    /// Records that a request to the scope gave up before sending (a wait
+    /// beyond `max_wait` or past its deadline).
+    pub(crate) fn record_give_up_in(&self, handle: &ScopeHandle) {
+        lock(&handle.slot).record_give_up_before_send();
+    }
+
     /// A response arrived at `now` for the send `ticket`: learn from its
-    /// signal and decide.
+    /// signal and decide, classified by the configured
+    /// [`retry_statuses`](Config::retry_statuses) (throttled or final).
     pub fn on_response(
         &self,
-        mut ticket: InFlight,
+        ticket: InFlight,
         now: Instant,
         status: StatusCode,
         signal: &Signal,
         attempt: &Attempt,
     ) -> Verdict {
+        let class = if self.shared.config.is_retry_status(status) {
+            ResponseClass::Throttled { wait: None }
+        } else {
+            ResponseClass::Final
+        };
+        self.on_classified(ticket, now, status, class, signal, attempt)
+    }
+
+    /// [`on_response`](Self::on_response) with the response already
+    /// classified (by a user's classifier, for example).
+    pub fn on_classified(
+        &self,
+        mut ticket: InFlight,
+        now: Instant,
+        status: StatusCode,
+        class: ResponseClass,
+        signal: &Signal,
+        attempt: &Attempt,
+    ) -> Verdict {
         ticket.settled = true;
         let config = &self.shared.config;
-        lock(&ticket.slot).on_response(config, ticket.seq, now, status, signal, attempt)
+        lock(&ticket.slot).on_response(config, ticket.seq, now, status, class, signal, attempt)
     }
 
     /// The send `ticket` failed at `now` without a response.

@@ -7,7 +7,7 @@ use http::StatusCode;
 use super::Attempt;
 use super::budget::BudgetAccount;
 use super::config::Config;
-use super::decision::{Admit, GiveUpReason, RetryReason, Verdict, WaitReason};
+use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 use super::pacer::{Pacer, QuotaReading};
 use super::stats::ScopeStats;
 use crate::signal::{Quota, QuotaUnit, Signal};
@@ -72,7 +72,12 @@ impl ScopeState {
 
     pub(crate) fn record_wait(&mut self, waited: Duration) {
         self.stats.waits += 1;
-        self.stats.waited += waited;
+        self.stats.waited = self.stats.waited.saturating_add(waited);
+    }
+
+    pub(crate) fn record_give_up_before_send(&mut self) {
+        self.stats.gave_up += 1;
+        self.stats.gave_up_before_send += 1;
     }
 
     fn settle(&mut self, attempt: &Attempt, now: Instant) {
@@ -106,25 +111,41 @@ impl ScopeState {
         self.pacer.sync(now, reading, self.in_flight);
     }
 
-    /// A response arrived for send `seq`.
+    /// A response arrived for send `seq`, classified as `class`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one call site, each argument a fact"
+    )]
     pub(crate) fn on_response(
         &mut self,
         config: &Config,
         seq: u64,
         now: Instant,
         status: StatusCode,
+        class: ResponseClass,
         signal: &Signal,
         attempt: &Attempt,
     ) -> Verdict {
         self.settle(attempt, now);
         self.learn(seq, now, signal);
-        if !config.is_retry_status(status) {
-            self.consecutive_throttles = 0;
-            self.pacer.on_success();
-            return Verdict::Return;
-        }
+        let classified_wait = match class {
+            ResponseClass::Throttled { wait } => wait,
+            ResponseClass::Retry => {
+                if !attempt.retryable {
+                    return Verdict::GiveUp(GiveUpReason::NotRetryable);
+                }
+                let wait = config.backoff.draw(attempt.number.saturating_sub(1));
+                let reason = RetryReason::Failed { status };
+                return self.retry_or_give_up(config, now, wait, attempt, reason);
+            }
+            ResponseClass::Final => {
+                self.consecutive_throttles = 0;
+                self.pacer.on_success();
+                return Verdict::Return;
+            }
+        };
         self.stats.throttled += 1;
-        let hint = signal.retry_after().map(|h| h.delay());
+        let hint = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
         self.pacer.on_throttle(now, hint);
         let pause = match hint {
             Some(h) => h.saturating_add(config.draw_hint_jitter(h)),
@@ -133,7 +154,8 @@ impl ScopeState {
         self.consecutive_throttles = self.consecutive_throttles.saturating_add(1);
         let until = now
             .checked_add(pause)
-            .unwrap_or(now + config.max_wait.saturating_mul(2));
+            .or_else(|| now.checked_add(attempt.max_wait(config).saturating_mul(2)))
+            .unwrap_or(now);
         self.pause_until = Some(self.pause_until.map_or(until, |p| p.max(until)));
 
         if !attempt.retryable {
@@ -142,7 +164,7 @@ impl ScopeState {
         let wait = self
             .pause_until
             .map_or(Duration::ZERO, |p| p.saturating_duration_since(now));
-        if let Some(h) = hint.filter(|h| *h > config.max_wait) {
+        if let Some(h) = hint.filter(|h| *h > attempt.max_wait(config)) {
             return self.give_up(GiveUpReason::WaitTooLong { wait: h });
         }
         let reason = RetryReason::Throttled { status, hint };
@@ -174,10 +196,10 @@ impl ScopeState {
         attempt: &Attempt,
         reason: RetryReason,
     ) -> Verdict {
-        if wait > config.max_wait {
+        if wait > attempt.max_wait(config) {
             return self.give_up(GiveUpReason::WaitTooLong { wait });
         }
-        if attempt.number >= config.max_attempts {
+        if attempt.number >= attempt.max_attempts(config) {
             return self.give_up(GiveUpReason::AttemptsExhausted);
         }
         if attempt.would_pass_deadline(config, now, wait) {

@@ -12,6 +12,7 @@ pub struct ScopeStats {
     pub(crate) throttled: u64,
     pub(crate) retries: u64,
     pub(crate) gave_up: u64,
+    pub(crate) gave_up_before_send: u64,
     pub(crate) waits: u64,
     pub(crate) waited: Duration,
 }
@@ -32,9 +33,18 @@ impl ScopeStats {
         self.retries
     }
 
-    /// Times the engine stopped retrying a throttled or failed request.
+    /// Times the engine gave up on a request: stopped retrying a throttled
+    /// or failed one (attempts, budget, a wait beyond `max_wait`, the
+    /// deadline), or refused to send it at all, [`gave_up_before_send`](Self::gave_up_before_send)
+    /// included. A request that may not be retried is not counted.
     pub fn gave_up(&self) -> u64 {
         self.gave_up
+    }
+
+    /// Of [`gave_up`](Self::gave_up), the requests never sent: the scope's
+    /// pause or pacing wait was beyond `max_wait` or past the deadline.
+    pub fn gave_up_before_send(&self) -> u64 {
+        self.gave_up_before_send
     }
 
     /// Waits slept before sends (pauses, pacing and backoff).

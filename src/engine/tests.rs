@@ -10,6 +10,7 @@ use crate::signal::{HintSource, Quota, QuotaSource, RetryHint, Signal};
 
 mod pacing;
 mod sim;
+mod windows;
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)

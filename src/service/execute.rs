@@ -6,8 +6,12 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::{Core, body, classify};
-use crate::engine::{Admit, Attempt, GiveUpMode, GiveUpReason, ScopeHandle, Verdict};
+use crate::engine::{
+    Admit, Attempt, GiveUpMode, GiveUpReason, ResponseClass, ScopeHandle, Verdict,
+};
 use crate::error::{BoxError, Error};
+use crate::hooks::{RetryEvent, WaitCause};
+use crate::options::RequestOptions;
 use crate::report::RetryReport;
 use crate::signal::Signal;
 
@@ -47,6 +51,10 @@ pub(crate) enum Origin {
 /// Runs `req` through the engine until a response is returned or the engine
 /// gives up.
 ///
+/// `options` are the request's own, when the caller already has them (the
+/// ready client's builder, the middleware's extensions); otherwise a request
+/// from anywhere ([`Origin::Any`]) is looked at for them in its extensions.
+///
 /// The future is kept small, since callers move it and nest it in their own:
 /// `req` is used where it was captured (an `async fn` would hold a second
 /// copy of it), and the waits, which are rare, are boxed.
@@ -59,12 +67,23 @@ pub(crate) fn execute<'a, T: Transport>(
     transport: &'a mut T,
     mut req: reqwest::Request,
     origin: Origin,
+    options: Option<Box<RequestOptions>>,
 ) -> impl Future<Output = Result<reqwest::Response, Error>> + Send + 'a {
     async move {
+        let options = match (options, origin) {
+            (Some(given), _) => Some(given),
+            (None, Origin::Any) => RequestOptions::of(&mut req).map(Box::new),
+            (None, Origin::Builder) => None,
+        };
+        let limit = |attempt: Attempt| match &options {
+            Some(options) => options.limit(attempt),
+            None => attempt,
+        };
         let engine = &core.engine;
         let config = engine.config();
         let started = now();
-        let handle = core.scope_of(&req, started);
+        let chosen = options.as_deref().and_then(RequestOptions::get_scope);
+        let handle = core.scope_of(&req, chosen, started);
         let scope = handle.scope();
         let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
         let mut at = started;
@@ -87,8 +106,9 @@ pub(crate) fn execute<'a, T: Transport>(
                 match admitted {
                     Admit::Now(ticket) => break ticket,
                     Admit::After { wait, reason } => {
-                        let attempt = Attempt::new(progress.attempts + 1, retryable, started);
-                        let refused = if wait > config.max_wait {
+                        let attempt =
+                            limit(Attempt::new(progress.attempts + 1, retryable, started));
+                        let refused = if wait > attempt.max_wait(config) {
                             Some(GiveUpReason::WaitTooLong { wait })
                         } else if attempt.would_pass_deadline(config, at, wait) {
                             Some(GiveUpReason::Deadline { wait })
@@ -97,17 +117,29 @@ pub(crate) fn execute<'a, T: Transport>(
                         };
                         if let Some(reason) = refused {
                             tracing::debug!(%scope, ?reason, ?wait, "courteous: giving up before sending");
+                            engine.record_give_up_in(&handle);
                             return Err(Error::gave_up(reason, progress.attempts));
                         }
                         tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
+                        notify(
+                            core,
+                            RetryEvent {
+                                scope,
+                                attempt: progress.attempts,
+                                cause: WaitCause::Admission(reason),
+                                wait,
+                                status: None,
+                                signal: None,
+                            },
+                        );
                         Box::pin(sleep(core, &handle, wait, &mut progress)).await;
                         at = now();
                     }
                 }
             };
             progress.attempts += 1;
-            let attempt = Attempt::new(progress.attempts, retryable, started);
-            let backup = if retryable && progress.attempts < config.max_attempts {
+            let attempt = limit(Attempt::new(progress.attempts, retryable, started));
+            let backup = if retryable && progress.attempts < attempt.max_attempts(config) {
                 match origin {
                     Origin::Builder => classify::replay_copy(&req),
                     Origin::Any => req.try_clone(),
@@ -122,47 +154,83 @@ pub(crate) fn execute<'a, T: Transport>(
             let after = match result {
                 Ok(resp) => {
                     let status = resp.status();
-                    let (mut resp, signal) = if config.is_retry_status(status) {
-                        progress.throttled += 1;
+                    let classifier = core.settings.classifier.as_deref();
+                    let may_retry = match classifier {
+                        Some(classifier) => classifier.may_retry(status),
+                        None => config.is_retry_status(status),
+                    };
+                    let (resp, signal) = if may_retry {
                         // Boxed: the slow path's state stays out of every request's future.
                         Box::pin(body::read_signal(resp, &core.settings.parser)).await
                     } else {
                         let signal = core.settings.parser.parse(status, resp.headers(), None);
                         (resp, signal)
                     };
-                    let verdict = engine.on_response(ticket, received, status, &signal, &attempt);
+                    let view =
+                        crate::classify::Response::new(status, resp.headers(), &signal, config);
+                    let class = match classifier {
+                        Some(classifier) => classifier.classify(&view),
+                        None => view.by_status(),
+                    };
+                    let hint = match class {
+                        ResponseClass::Throttled { wait: Some(wait) } => Some(wait),
+                        _ => signal.retry_after().map(|h| h.delay()),
+                    };
+                    if matches!(class, ResponseClass::Throttled { .. }) {
+                        progress.throttled += 1;
+                    }
+                    let verdict =
+                        engine.on_classified(ticket, received, status, class, &signal, &attempt);
                     #[cfg(feature = "redis")]
                     if let Some(fleet) = &core.settings.fleet {
-                        let refused = config.is_retry_status(status);
+                        let refused = matches!(class, ResponseClass::Throttled { .. });
                         let pause = match &verdict {
                             Verdict::Retry { after, .. } if refused => Some(*after),
-                            _ => signal.retry_after().map(|h| h.delay()),
+                            _ => hint,
                         };
                         Box::pin(fleet.learn(&handle, &mut turn, refused, &signal, pause)).await;
                     }
                     match verdict {
+                        Verdict::Return => return Ok(finish(resp, scope, &progress, signal, None)),
                         Verdict::Retry { after, reason } => match backup {
                             Some(next) => {
-                                tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, ?signal, "courteous: retrying");
+                                tracing::debug!(
+                                    %scope,
+                                    http.request.resend_count = progress.attempts,
+                                    http.response.status_code = status.as_u16(),
+                                    ?reason,
+                                    ?after,
+                                    ?signal,
+                                    "courteous: retrying"
+                                );
+                                notify(
+                                    core,
+                                    RetryEvent {
+                                        scope,
+                                        attempt: progress.attempts,
+                                        cause: WaitCause::Retry(reason),
+                                        wait: after,
+                                        status: Some(status),
+                                        signal: Some(&signal),
+                                    },
+                                );
                                 req = next;
                                 after
                             }
-                            None => return Ok(finish(resp, scope, &progress, signal)),
+                            None => {
+                                let reason = GiveUpReason::NotRetryable;
+                                return give_up(
+                                    config,
+                                    resp,
+                                    (reason, hint),
+                                    scope,
+                                    &progress,
+                                    signal,
+                                );
+                            }
                         },
-                        Verdict::Return | Verdict::GiveUp(GiveUpReason::NotRetryable) => {
-                            return Ok(finish(resp, scope, &progress, signal));
-                        }
                         Verdict::GiveUp(reason) => {
-                            tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?signal, "courteous: giving up");
-                            let hint = signal.retry_after().map(|h| h.delay());
-                            let report = report(scope, &progress, signal);
-                            resp.extensions_mut().insert(report);
-                            return match config.give_up {
-                                GiveUpMode::Response => Ok(resp),
-                                _ => Err(Error::gave_up(reason, progress.attempts)
-                                    .with_retry_after(hint)
-                                    .with_response(resp)),
-                            };
+                            return give_up(config, resp, (reason, hint), scope, &progress, signal);
                         }
                     }
                 }
@@ -172,7 +240,25 @@ pub(crate) fn execute<'a, T: Transport>(
                     let verdict = engine.on_transport_error(ticket, received, transient, &attempt);
                     match (verdict, backup) {
                         (Verdict::Retry { after, reason }, Some(next)) => {
-                            tracing::debug!(%scope, attempt = progress.attempts, ?reason, ?after, error = %err, "courteous: retrying");
+                            tracing::debug!(
+                                %scope,
+                                http.request.resend_count = progress.attempts,
+                                ?reason,
+                                ?after,
+                                error = %err,
+                                "courteous: retrying"
+                            );
+                            notify(
+                                core,
+                                RetryEvent {
+                                    scope,
+                                    attempt: progress.attempts,
+                                    cause: WaitCause::Retry(reason),
+                                    wait: after,
+                                    status: None,
+                                    signal: None,
+                                },
+                            );
                             req = next;
                             after
                         }
@@ -189,6 +275,42 @@ pub(crate) fn execute<'a, T: Transport>(
     }
 }
 
+/// Stops on a response that was not final: in [`GiveUpMode::Error`] (the
+/// default) an error carrying it, whatever the reason (a POST without an
+/// idempotency key refused with 429 included), so `?` never takes a refusal
+/// for a success; in [`GiveUpMode::Response`] the response itself.
+fn give_up(
+    config: &crate::engine::Config,
+    mut resp: reqwest::Response,
+    (reason, hint): (GiveUpReason, Option<Duration>),
+    scope: &crate::engine::Scope,
+    progress: &Progress,
+    signal: Signal,
+) -> Result<reqwest::Response, Error> {
+    tracing::debug!(
+        %scope,
+        attempt = progress.attempts,
+        http.response.status_code = resp.status().as_u16(),
+        ?reason,
+        ?signal,
+        "courteous: giving up"
+    );
+    resp.extensions_mut()
+        .insert(report(scope, progress, signal, Some(reason)));
+    match config.give_up {
+        GiveUpMode::Response => Ok(resp),
+        _ => Err(Error::gave_up(reason, progress.attempts)
+            .with_retry_after(hint)
+            .with_response(resp)),
+    }
+}
+
+fn notify(core: &Core, event: RetryEvent<'_>) {
+    if let Some(hook) = &core.settings.on_retry {
+        hook(&event);
+    }
+}
+
 async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut Progress) {
     if wait.is_zero() {
         return;
@@ -198,13 +320,19 @@ async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut
     core.engine.record_wait_in(handle, wait);
 }
 
-fn report(scope: &crate::engine::Scope, progress: &Progress, signal: Signal) -> RetryReport {
+fn report(
+    scope: &crate::engine::Scope,
+    progress: &Progress,
+    signal: Signal,
+    gave_up: Option<GiveUpReason>,
+) -> RetryReport {
     RetryReport {
         scope: scope.clone(),
         attempts: progress.attempts,
         waited: progress.waited,
         throttled: progress.throttled,
         last_signal: signal,
+        gave_up,
     }
 }
 
@@ -213,8 +341,9 @@ fn finish(
     scope: &crate::engine::Scope,
     progress: &Progress,
     signal: Signal,
+    gave_up: Option<GiveUpReason>,
 ) -> reqwest::Response {
     resp.extensions_mut()
-        .insert(report(scope, progress, signal));
+        .insert(report(scope, progress, signal, gave_up));
     resp
 }

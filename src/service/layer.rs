@@ -4,14 +4,36 @@ use std::sync::Arc;
 
 use super::{Core, Courteous, Settings};
 use crate::engine::{Config, Engine, Scope, ScopeStats};
-use crate::signal::SignalParser;
 
 /// A tower [`Layer`](tower_layer::Layer) that makes a
 /// `Service<reqwest::Request>` polite. Every service it makes shares one
 /// engine, so a pause or a learned quota applies to all of them.
 ///
 /// `CourteousLayer::new()` uses [`Config::default()`]; see [`Config`] for
-/// every default and where it comes from.
+/// every default and where it comes from. Its setters are the same as
+/// [`ClientBuilder`](crate::ClientBuilder)'s; set them before calling
+/// `layer` (a setter starts a fresh engine).
+///
+/// ```
+/// use std::time::Duration;
+/// use tower::ServiceBuilder;
+///
+/// let layer = courteous::CourteousLayer::new()
+///     .max_attempts(3)
+///     .max_wait(Duration::from_secs(10))
+///     .classifier(courteous::classify::GitHub);
+/// let service = ServiceBuilder::new().layer(layer).service(reqwest::Client::new());
+/// # let _ = service;
+/// ```
+///
+/// ## Order with other layers
+///
+/// A layer *outside* `CourteousLayer` sees one call per request; one
+/// *inside* (between it and the client) sees every attempt. Put
+/// per-attempt concerns (signing, a concurrency limit, per-send tracing)
+/// inside and per-call ones (a circuit breaker, caller-side metrics)
+/// outside. Never stack another retry layer on either side: attempts
+/// multiply.
 #[derive(Debug, Clone, Default)]
 pub struct CourteousLayer {
     core: Core,
@@ -33,42 +55,18 @@ impl CourteousLayer {
         }
     }
 
-    fn settings(&mut self) -> &mut Settings {
+    /// Rebuilds the engine with a changed configuration: configure a layer
+    /// before making services with it (services made earlier keep theirs).
+    fn update_config(&mut self, f: impl FnOnce(Config) -> Config) {
+        let config = f(self.core.engine.config().clone());
+        self.core.engine = Engine::new(config);
+    }
+
+    fn settings_mut(&mut self) -> &mut Settings {
         Arc::make_mut(&mut self.core.settings)
     }
 
-    /// Key the shared state by something other than the origin (for example
-    /// an API key header, when the server limits per key).
-    pub fn scope_by<F>(mut self, key: F) -> Self
-    where
-        F: Fn(&reqwest::Request) -> Scope + Send + Sync + 'static,
-    {
-        self.settings().scope_fn = Some(Arc::new(key));
-        self
-    }
-
-    /// Give POST and PATCH requests without an `Idempotency-Key` a generated
-    /// one (reused by all attempts), so they may be retried. Off by default.
-    pub fn generate_idempotency_keys(mut self, enabled: bool) -> Self {
-        self.settings().idempotency_keys = enabled;
-        self
-    }
-
-    /// The parser used for responses (its body limit bounds what is read).
-    pub fn parser(mut self, parser: SignalParser) -> Self {
-        self.settings().parser = parser;
-        self
-    }
-
-    /// Share pauses, learned quotas and send slots with every other process
-    /// using the same store (feature `redis`; default: none). A
-    /// `CourteousMiddleware` made from this layer shares it too. See
-    /// [`fleet`](crate::fleet).
-    #[cfg(feature = "redis")]
-    pub fn fleet(mut self, fleet: crate::fleet::RedisFleet) -> Self {
-        self.settings().fleet = Some(crate::fleet::FleetGate::new(fleet));
-        self
-    }
+    crate::setup::courtesy_setters!();
 
     /// The shared engine.
     pub fn engine(&self) -> &Engine {

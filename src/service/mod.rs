@@ -37,8 +37,10 @@ pub(crate) use execute::now;
 pub(crate) use execute::{Origin, Transport, execute};
 pub use layer::CourteousLayer;
 
+use crate::classify::SharedClassifier;
 use crate::engine::{Engine, Scope, ScopeHandle, ScopeStats};
 use crate::error::{BoxError, Error};
+use crate::hooks::OnRetry;
 use crate::signal::SignalParser;
 
 /// How requests map to scopes.
@@ -50,6 +52,8 @@ pub(crate) struct Settings {
     pub(crate) scope_fn: Option<ScopeFn>,
     pub(crate) parser: SignalParser,
     pub(crate) idempotency_keys: bool,
+    pub(crate) classifier: Option<SharedClassifier>,
+    pub(crate) on_retry: Option<OnRetry>,
     /// The shared store of a fleet, when one was set.
     #[cfg(feature = "redis")]
     pub(crate) fleet: Option<crate::fleet::FleetGate>,
@@ -61,7 +65,9 @@ impl fmt::Debug for Settings {
         let f = f
             .field("scope_fn", &self.scope_fn.as_ref().map(|_| "custom"))
             .field("parser", &self.parser)
-            .field("idempotency_keys", &self.idempotency_keys);
+            .field("idempotency_keys", &self.idempotency_keys)
+            .field("classifier", &crate::classify::Debuggable(&self.classifier))
+            .field("on_retry", &self.on_retry.as_ref().map(|_| "set"));
         #[cfg(feature = "redis")]
         let f = f.field("fleet", &self.fleet);
         f.finish()
@@ -76,10 +82,16 @@ pub(crate) struct Core {
 }
 
 impl Core {
-    pub(crate) fn scope_of(&self, req: &reqwest::Request, now: std::time::Instant) -> ScopeHandle {
-        match &self.settings.scope_fn {
-            Some(key) => self.engine.handle(key(req).as_str(), now),
-            None => self.engine.handle(&classify::origin_key(req.url()), now),
+    pub(crate) fn scope_of(
+        &self,
+        req: &reqwest::Request,
+        chosen: Option<&Scope>,
+        now: std::time::Instant,
+    ) -> ScopeHandle {
+        match (chosen, &self.settings.scope_fn) {
+            (Some(scope), _) => self.engine.handle(scope.as_str(), now),
+            (None, Some(key)) => self.engine.handle(key(req).as_str(), now),
+            (None, None) => self.engine.handle(&classify::origin_key(req.url()), now),
         }
     }
 
@@ -195,7 +207,9 @@ where
         let core = self.core.clone();
         let mut transport = ServiceTransport(self.inner.clone());
         ResponseFuture {
-            inner: Box::pin(async move { execute(&core, &mut transport, req, Origin::Any).await }),
+            inner: Box::pin(
+                async move { execute(&core, &mut transport, req, Origin::Any, None).await },
+            ),
         }
     }
 }

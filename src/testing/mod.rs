@@ -5,6 +5,7 @@
 //! - [`TokenBucket`]: bursts up to a capacity, then a steady rate.
 //! - [`FixedWindow`]: `limit` requests per window.
 //! - [`ThrottleThenOk`]: 429 for the first `n` requests, then 200.
+//! - [`GitHubApi`]: GitHub's primary and secondary limits, refused with 403.
 //!
 //! Each speaks any combination of the header dialects servers use:
 //! [`RetryAfterStyle`] says how a rejection announces when to come back
@@ -34,12 +35,14 @@ mod builder;
 mod counters;
 mod dates;
 mod fixed_window;
+mod github;
 mod shape;
 mod style;
 mod throttle_then_ok;
 mod token_bucket;
 
 pub use fixed_window::FixedWindow;
+pub use github::GitHubApi;
 pub use style::{Dialect, RetryAfterStyle};
 pub use throttle_then_ok::ThrottleThenOk;
 pub use token_bucket::TokenBucket;

@@ -32,7 +32,7 @@ use super::shape::{QuotaState, Shape, Verdict};
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let server = MockServer::start().await;
-/// // The seed's server: 20 requests per second, bursts of 20.
+/// // The original experiment's server: 20 requests per second, bursts of 20.
 /// let bucket = TokenBucket::per_second(NonZeroU32::new(20).unwrap())
 ///     .retry_after(RetryAfterStyle::Seconds)
 ///     .dialect(Dialect::IetfList);

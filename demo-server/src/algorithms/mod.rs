@@ -6,6 +6,7 @@
 //! `[allowed, remaining, retry_ms, reset_ms, now_ms]`
 //! (see [`crate::Decision`]).
 
+pub(crate) mod client_window;
 pub(crate) mod fixed_window;
 pub(crate) mod sliding_log;
 pub(crate) mod sliding_window;
@@ -16,6 +17,8 @@ pub(crate) type Parts = [i64; 5];
 
 /// Lua source of `token-bucket`.
 pub const TOKEN_BUCKET_LUA: &str = include_str!("token_bucket.lua");
+/// Lua source of `client-window`.
+pub const CLIENT_WINDOW_LUA: &str = include_str!("client_window.lua");
 /// Lua source of `fixed-window-lua`.
 pub const FIXED_WINDOW_LUA: &str = include_str!("fixed_window.lua");
 /// Lua source of `sliding-log`.

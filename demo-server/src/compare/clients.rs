@@ -18,7 +18,7 @@ use super::CompareError;
 /// client bounds itself at 60 s; the others need about 4 s.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(45);
 
-/// The four clients of the seed's wasted-requests experiment (and ours).
+/// The four clients of the original experiment's wasted-requests experiment (and ours).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClientKind {
@@ -26,7 +26,11 @@ pub enum ClientKind {
     Naive,
     /// Waits a fixed 50 ms after each 429.
     FixedDelay,
-    /// courteous with pacing off: waits what `Retry-After` says, nothing more.
+    /// The seed's reference: plain reqwest sleeping the whole seconds
+    /// `Retry-After` says (1 s without one).
+    RetryAfterSeconds,
+    /// courteous with pacing off: waits what the most precise hint says
+    /// (`retry_after_ms` when there is one), nothing more.
     RetryAfterOnly,
     /// courteous with its default settings.
     Courteous,
@@ -34,9 +38,10 @@ pub enum ClientKind {
 
 impl ClientKind {
     /// In the order of the table.
-    pub const ALL: [ClientKind; 4] = [
+    pub const ALL: [ClientKind; 5] = [
         ClientKind::Naive,
         ClientKind::FixedDelay,
+        ClientKind::RetryAfterSeconds,
         ClientKind::RetryAfterOnly,
         ClientKind::Courteous,
     ];
@@ -46,6 +51,7 @@ impl ClientKind {
         match self {
             ClientKind::Naive => "naive",
             ClientKind::FixedDelay => "fixed_delay",
+            ClientKind::RetryAfterSeconds => "retry_after_seconds",
             ClientKind::RetryAfterOnly | ClientKind::Courteous => "polite",
         }
     }
@@ -63,7 +69,8 @@ impl ClientKind {
         match self {
             ClientKind::Naive => "naive: resend at once",
             ClientKind::FixedDelay => "fixed 50 ms after 429",
-            ClientKind::RetryAfterOnly => "Retry-After only",
+            ClientKind::RetryAfterSeconds => "Retry-After seconds",
+            ClientKind::RetryAfterOnly => "Retry-After ms",
             ClientKind::Courteous => "courteous defaults",
         }
     }
@@ -73,6 +80,7 @@ impl ClientKind {
         match self {
             ClientKind::Naive => "naive",
             ClientKind::FixedDelay => "fixed-delay",
+            ClientKind::RetryAfterSeconds => "retry-after-seconds",
             ClientKind::RetryAfterOnly => "retry-after-only",
             ClientKind::Courteous => "courteous",
         }

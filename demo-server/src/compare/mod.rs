@@ -1,11 +1,16 @@
-//! `demo-server compare`: the seed's experiments (seeds/000, signals.md §5)
+//! `demo-server compare`: the original experiment's experiments (docs/background.md)
 //! in one command, with the example clients as separate processes, and an
 //! SVG timeline of what each client cost the server.
 //!
 //! 1. race: 50 concurrent requests at a bucket of 20, racy vs Lua bucket;
 //! 2. window edge: fixed window vs sliding log vs sliding window counter;
-//! 3. wasted requests: naive, fixed 50 ms, Retry-After only, courteous
+//! 3. wasted requests: naive, fixed 50 ms, Retry-After seconds (the seed's
+//!    reference), Retry-After ms, courteous
 //!    defaults — at concurrency 1 and 4 and across 3 replicas;
+//!
+//!    3b. the same job on every kind of limiter (fixed windows aligned to
+//!    the clock or opened by the first request; `--matrix`: token bucket,
+//!    sliding log, every header style), against each algorithm's floor;
 //! 4. herds of 10, 30 and 100 polite processes on one client id, each
 //!    learning alone and sharing a fleet store, and a fleet whose Redis is
 //!    stopped mid-run;
@@ -58,9 +63,14 @@ pub struct CompareArgs {
     #[arg(long)]
     pub skip_build: bool,
     /// Header dialect of the replicas (default: every dialect at once, the
-    /// demo server's default; the seed's server spoke `ietf-legacy`).
+    /// demo server's default; the original experiment's server spoke `ietf-legacy`).
     #[arg(long, value_enum, default_value_t = HeaderStyle::All)]
     pub headers: HeaderStyle,
+    /// Run the limiters experiment on the whole matrix: token bucket, both
+    /// fixed windows and the sliding log × five header styles × c=1, 4, with
+    /// four clients (about 10 minutes). Default: the fixed windows only.
+    #[arg(long)]
+    pub matrix: bool,
     /// Run only these experiments (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<Experiment>,
@@ -75,6 +85,8 @@ pub enum Experiment {
     Edge,
     /// 3. Wasted requests.
     Waste,
+    /// 3b. Every kind of limiter.
+    Limiters,
     /// 4. Herd of polite processes.
     Herd,
     /// 5. Cost of one check.
@@ -91,7 +103,9 @@ impl CompareArgs {
 /// result (table, or JSON with `--json`).
 pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
     let examples = Examples::locate();
-    let needs_clients = args.runs(Experiment::Waste) || args.runs(Experiment::Herd);
+    let needs_clients = args.runs(Experiment::Waste)
+        || args.runs(Experiment::Limiters)
+        || args.runs(Experiment::Herd);
     if needs_clients && !args.skip_build {
         let sources = examples.sources();
         let (cargo, build_args) = examples.build_command(&sources);
@@ -124,6 +138,14 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
         lab.progress("3/5 wasted requests: 4 clients × 3 setups, about 4 s each");
         report.waste = experiments::waste::run(&lab).await?;
     }
+    if args.runs(Experiment::Limiters) {
+        let cells = experiments::limiters::cells(args.matrix).len();
+        let clients = experiments::limiters::clients(args.matrix).len();
+        lab.progress(format!(
+            "3b/5 every limiter: {clients} clients × {cells} limiter, header and concurrency cells"
+        ));
+        report.limiters = experiments::limiters::run(&lab, args.matrix).await?;
+    }
     if args.runs(Experiment::Herd) {
         lab.progress("4/5 herds: 10, 30, 100 polite processes on one client id, local and fleet");
         let herds = experiments::herd::run(&lab).await?;
@@ -137,7 +159,7 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
     }
     report.seconds = started.elapsed().as_secs_f64();
     report.evaluate();
-    if !report.waste.is_empty() || !report.herd.is_empty() {
+    if !report.waste.is_empty() || !report.limiters.is_empty() || !report.herd.is_empty() {
         let path = args
             .svg
             .clone()
@@ -166,6 +188,21 @@ fn timeline_svg(lab: &Lab, report: &CompareReport) -> String {
                 r.elapsed_ms as f64 / 1000.0
             ),
             None => format!("{} · {}", row.setup.label(), "no result"),
+        };
+        lanes.push(lane(lab, &row.client_id, row.client.label(), note));
+    }
+    for row in &report.limiters {
+        let note = match &row.report {
+            Some(r) => format!(
+                "{} {} c={} · sent {} · {:.2} s (floor {:.2} s)",
+                row.cell.algorithm.name(),
+                row.cell.headers.name(),
+                row.cell.concurrency,
+                r.sent,
+                r.elapsed_ms as f64 / 1000.0,
+                row.floor_ms.unwrap_or(0) as f64 / 1000.0
+            ),
+            None => "no result".to_owned(),
         };
         lanes.push(lane(lab, &row.client_id, row.client.label(), note));
     }

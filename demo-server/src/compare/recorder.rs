@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
@@ -41,6 +41,8 @@ pub struct Seen {
 #[derive(Debug, Clone)]
 pub struct Recorder {
     epoch: Instant,
+    /// The wall clock at `epoch`, milliseconds since the Unix epoch.
+    epoch_wall_ms: u64,
     events: Arc<Mutex<Vec<Event>>>,
 }
 
@@ -53,10 +55,19 @@ impl Default for Recorder {
 impl Recorder {
     /// An empty log whose clock starts now.
     pub fn new() -> Self {
+        let epoch_wall_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
         Self {
             epoch: Instant::now(),
+            epoch_wall_ms,
             events: Arc::default(),
         }
+    }
+
+    /// The wall clock (ms since the Unix epoch) of an event's `at`.
+    pub fn wall_ms(&self, at: Duration) -> u64 {
+        self.epoch_wall_ms.saturating_add(at.as_millis() as u64)
     }
 
     /// Record one answered request.

@@ -12,6 +12,7 @@ use super::experiments::cost::CostResult;
 use super::experiments::edge::EdgeRow;
 use super::experiments::fleet_cost::FleetCost;
 use super::experiments::herd::HerdRow;
+use super::experiments::limiters::LimiterRow;
 use super::experiments::race::RaceRow;
 use super::experiments::waste::{SETUPS, WasteRow};
 
@@ -30,6 +31,8 @@ pub struct CompareReport {
     pub edge: Vec<EdgeRow>,
     /// Experiment 3.
     pub waste: Vec<WasteRow>,
+    /// Experiment 3b.
+    pub limiters: Vec<LimiterRow>,
     /// Experiment 4: one row per (processes, store), then the stopped-Redis run.
     pub herd: Vec<HerdRow>,
     /// Experiment 4: the fleet store's calls beside `PING` on the same Redis.
@@ -73,6 +76,7 @@ impl CompareReport {
         for index in [1, 2] {
             targets.push(self.spread_target(index));
         }
+        targets.extend(self.limiter_targets());
         targets.extend(super::herd_targets::all(
             &self.herd,
             self.fleet_cost.as_ref(),
@@ -123,6 +127,63 @@ impl CompareReport {
                 _ => not_measured(claim),
             },
             None => not_measured(claim),
+        }
+    }
+}
+
+/// Elapsed may be at most this multiple of the "Retry-After seconds"
+/// reference's in the same cell (issue 10).
+pub const REFERENCE_FACTOR: f64 = 1.05;
+/// Where the headers locate the boundary, elapsed may be at most this
+/// multiple of the floor (issue 10).
+pub const FLOOR_FACTOR: f64 = 1.10;
+
+impl CompareReport {
+    /// The row of `client` in the same cell as `row`.
+    fn limiter_row(&self, row: &LimiterRow, client: ClientKind) -> Option<&LimiterRow> {
+        self.limiters
+            .iter()
+            .find(|r| r.cell == row.cell && r.client == client)
+    }
+
+    /// One target per courteous row of experiment 3b.
+    fn limiter_targets(&self) -> Vec<Target> {
+        let polite = self
+            .limiters
+            .iter()
+            .filter(|r| r.client == ClientKind::Courteous);
+        polite.map(|row| self.limiter_target(row)).collect()
+    }
+
+    fn limiter_target(&self, row: &LimiterRow) -> Target {
+        let cell = row.cell;
+        let locates = cell.locates_boundary();
+        let claim = format!(
+            "{} {} c={}: ≤ {} sent, ≤ {REFERENCE_FACTOR}× Retry-After seconds{}",
+            cell.algorithm.name(),
+            header_style_name(cell.headers),
+            cell.concurrency,
+            cell.max_sent(),
+            if locates { ", ≤ 1.1× the floor" } else { "" }
+        );
+        let reference = self
+            .limiter_row(row, ClientKind::RetryAfterSeconds)
+            .and_then(|r| r.report.as_ref());
+        let (Some(p), Some(r), Some(floor)) = (row.report.as_ref(), reference, row.floor_ms) else {
+            return not_measured(claim);
+        };
+        let elapsed = p.elapsed_ms as f64;
+        let met = p.ok >= 100
+            && p.sent <= cell.max_sent()
+            && elapsed <= r.elapsed_ms as f64 * REFERENCE_FACTOR
+            && (!locates || elapsed <= floor as f64 * FLOOR_FACTOR);
+        Target {
+            claim,
+            met: Some(met),
+            measured: format!(
+                "courteous {} sent in {} ms; Retry-After seconds {} sent in {} ms; floor {floor} ms",
+                p.sent, p.elapsed_ms, r.sent, r.elapsed_ms
+            ),
         }
     }
 }
@@ -223,6 +284,7 @@ impl fmt::Display for CompareReport {
         super::tables::race(f, &self.race)?;
         super::tables::edge(f, &self.edge)?;
         super::tables::waste(f, &self.waste)?;
+        super::tables::limiters(f, &self.limiters)?;
         super::tables::herd(
             f,
             &self.herd,

@@ -1,4 +1,4 @@
-//! What the seed measured (seeds/000, `signals.md` §5), shown next to our
+//! What the original experiment measured (docs/background.md), shown next to our
 //! figures. Go 1.23, go-redis v9, Redis 7 over a container network.
 
 use crate::Algorithm;
@@ -28,7 +28,8 @@ pub fn waste(kind: ClientKind) -> Option<(u64, f64)> {
     match kind {
         ClientKind::Naive => Some((52_853, 4.00)),
         ClientKind::FixedDelay => Some((175, 4.05)),
-        ClientKind::RetryAfterOnly => Some((104, 4.04)),
+        ClientKind::RetryAfterSeconds => Some((104, 4.04)),
+        ClientKind::RetryAfterOnly => None,
         ClientKind::Courteous => None,
     }
 }

@@ -6,6 +6,7 @@ use super::experiments::cost::CostResult;
 use super::experiments::edge::EdgeRow;
 use super::experiments::fleet_cost::FleetCost;
 use super::experiments::herd::HerdRow;
+use super::experiments::limiters::{LIMIT, LimiterRow, WINDOW_MS};
 use super::experiments::race::{RACY_GAP, RaceRow};
 use super::experiments::waste::{CAPACITY, RATE, SETUPS, SUCCESSES, WasteRow};
 use super::seed;
@@ -123,6 +124,52 @@ pub fn waste(f: &mut fmt::Formatter<'_>, rows: &[WasteRow]) -> fmt::Result {
                 if r.seen.received != c.sent {
                     let _ = write!(line, "  (server saw {})", r.seen.received);
                 }
+            }
+            _ => {
+                let _ = write!(line, "  {}", r.error.as_deref().unwrap_or("no result"));
+            }
+        }
+        writeln!(f, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Experiment 3b.
+pub fn limiters(f: &mut fmt::Formatter<'_>, rows: &[LimiterRow]) -> fmt::Result {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    heading(
+        f,
+        &format!(
+            "3b. every limiter: {SUCCESSES} successes needed, {LIMIT} per {WINDOW_MS} ms (bucket: {LIMIT} refilled {LIMIT}/s)"
+        ),
+    )?;
+    writeln!(
+        f,
+        "  {:<16} {:<12} {:>2}  {:<22} {:>6} {:>5} {:>6} {:>9} {:>8} {:>6}",
+        "algorithm", "headers", "C", "client", "sent", "ok", "429s", "elapsed", "floor", "×floor"
+    )?;
+    for r in rows {
+        let mut line = format!(
+            "  {:<16} {:<12} {:>2}  {:<22}",
+            r.cell.algorithm.name(),
+            r.cell.headers.name(),
+            r.cell.concurrency,
+            r.client.label()
+        );
+        match (&r.report, r.floor_ms) {
+            (Some(c), Some(floor)) => {
+                let _ = write!(
+                    line,
+                    " {:>6} {:>5} {:>6} {:>7.2} s {:>6.2} s {:>6.2}",
+                    c.sent,
+                    c.ok,
+                    c.throttled,
+                    c.elapsed_ms as f64 / 1000.0,
+                    floor as f64 / 1000.0,
+                    c.elapsed_ms as f64 / floor.max(1) as f64
+                );
             }
             _ => {
                 let _ = write!(line, "  {}", r.error.as_deref().unwrap_or("no result"));

@@ -7,6 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::algorithms::client_window::{self, Opened};
 use crate::algorithms::sliding_window::{self, Counters};
 use crate::algorithms::token_bucket::{self, Bucket};
 use crate::algorithms::{Parts, fixed_window, sliding_log};
@@ -38,6 +39,7 @@ enum State {
     Bucket(Bucket),
     Count(u64),
     Window(fixed_window::Counter),
+    Opened(Opened),
     Log(VecDeque<f64>),
     Sliding(Counters),
 }
@@ -139,6 +141,19 @@ impl MemoryStore {
                 if let Some(counter) = counter {
                     let expires = now_ms + fixed_window::to_end(now_ms, window);
                     inner.put(key, State::Window(counter), expires as f64);
+                }
+                parts
+            }
+            Algorithm::ClientWindow => {
+                let old = match state {
+                    Some(State::Opened(o)) => Some(*o),
+                    _ => None,
+                };
+                let now_ms = now as u64;
+                let (opened, parts) = client_window::take(old, limit, window, now_ms);
+                if let Some(opened) = opened {
+                    let expires = opened.start_ms.saturating_add(window);
+                    inner.put(key, State::Opened(opened), expires as f64);
                 }
                 parts
             }

@@ -90,6 +90,7 @@ pub struct RedisStore {
 struct Scripts {
     token_bucket: Script,
     fixed_window: Script,
+    client_window: Script,
     sliding_log: Script,
     sliding_window: Script,
 }
@@ -137,6 +138,7 @@ impl RedisStore {
             scripts: Arc::new(Scripts {
                 token_bucket: Script::new(algorithms::TOKEN_BUCKET_LUA),
                 fixed_window: Script::new(algorithms::FIXED_WINDOW_LUA),
+                client_window: Script::new(algorithms::CLIENT_WINDOW_LUA),
                 sliding_log: Script::new(algorithms::SLIDING_LOG_LUA),
                 sliding_window: Script::new(algorithms::SLIDING_WINDOW_LUA),
             }),
@@ -167,6 +169,11 @@ impl RedisStore {
             )?,
             Algorithm::FixedWindowLua => to_parts(
                 script(&self.scripts.fixed_window)
+                    .invoke_async(&mut con)
+                    .await?,
+            )?,
+            Algorithm::ClientWindow => to_parts(
+                script(&self.scripts.client_window)
                     .invoke_async(&mut con)
                     .await?,
             )?,

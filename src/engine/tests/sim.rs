@@ -1,4 +1,4 @@
-//! A simulated token-bucket server (capacity 20, 20/s, as in the seed's
+//! A simulated token-bucket server (capacity 20, 20/s, as in the original experiment's
 //! experiment) driven by the engine through a simulated clock: checks that
 //! pacing reaches the server's rate with no or few refusals, per dialect.
 //! Deterministic apart from jitter; no sleeping, no sockets.
@@ -42,6 +42,12 @@ pub(super) enum Dialect {
     /// `X-RateLimit-*` with an epoch reset at the window's end as above.
     /// 429: no hint.
     FixedWindowEpoch { phase_ms: u64 },
+    /// A fixed window of 20 per second with `RateLimit-Policy: 20;w=1` and
+    /// `RateLimit: r;t` (t = time to the window's end, rounded up); 429:
+    /// `Retry-After` in whole seconds, rounded up. The window opens with the
+    /// first request after the previous one ended (`first_request`), or at
+    /// each whole second of sim time plus `phase_ms`.
+    PolicyWindow { first_request: bool, phase_ms: u64 },
 }
 
 /// The fixed window of `Dialect::FixedWindowEpoch`.
@@ -50,6 +56,8 @@ const WINDOW: f64 = 3.0;
 struct Bucket {
     tokens: f64,
     at: f64,
+    /// When the current window opened (`PolicyWindow`).
+    opened: f64,
 }
 
 impl Bucket {
@@ -57,6 +65,25 @@ impl Bucket {
         if let Dialect::FixedWindowEpoch { .. } = dialect {
             if (t / WINDOW).floor() > (self.at / WINDOW).floor() {
                 self.tokens = CAPACITY;
+            }
+        } else if let Dialect::PolicyWindow {
+            first_request,
+            phase_ms,
+        } = dialect
+        {
+            let phase = phase_ms as f64 / 1000.0;
+            let opened = if first_request {
+                if t >= self.opened + 1.0 {
+                    t
+                } else {
+                    self.opened
+                }
+            } else {
+                (t + phase).floor() - phase
+            };
+            if opened > self.opened {
+                self.tokens = CAPACITY;
+                self.opened = opened;
             }
         } else {
             self.tokens = (self.tokens + (t - self.at) * RATE).min(CAPACITY);
@@ -150,6 +177,22 @@ impl Bucket {
             Dialect::FixedWindowEpoch { phase_ms } => {
                 let window_end = ((t / WINDOW).floor() + 1.0) * WINDOW;
                 policies.push(x_ratelimit(epoch_reset(phase_ms, window_end - t)));
+            }
+            Dialect::PolicyWindow { .. } => {
+                let to_end = (self.opened + 1.0 - t).max(0.0);
+                policies.push(
+                    Quota::new(QuotaSource::IetfList)
+                        .with_limit(CAPACITY as u64)
+                        .with_window(Duration::from_secs(1))
+                        .with_remaining(remaining)
+                        .with_reset(ceil_secs(to_end)),
+                );
+                if !allowed {
+                    hint = Some(RetryHint::new(
+                        ceil_secs(to_end),
+                        HintSource::RetryAfterSeconds,
+                    ));
+                }
             }
             Dialect::XRateLimit => {
                 policies.push(
@@ -265,6 +308,7 @@ pub(super) fn run_staggered_herd(
     let mut bucket = Bucket {
         tokens: CAPACITY,
         at: 0.0,
+        opened: f64::NEG_INFINITY,
     };
     let mut events: BinaryHeap<Reverse<(Duration, u64, usize)>> = BinaryHeap::new();
     let mut seq = 0u64;
@@ -353,7 +397,7 @@ pub(super) fn run_staggered_herd(
     out
 }
 
-/// The seed's experiment (bucket of 20 refilled at 20/s, 100 successes)
+/// The original experiment's experiment (bucket of 20 refilled at 20/s, 100 successes)
 /// in simulated time; the bounds are the must-show's where the dialect makes
 /// them reachable (see the module docs of `pacer`).
 #[test]

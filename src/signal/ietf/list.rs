@@ -32,7 +32,8 @@ pub(super) fn read(
         let (Some(name), Some(quota)) = (member.name(), member.params.q) else {
             continue;
         };
-        let policy = out.push_mut(
+        let policy = super::push_mut(
+            out,
             Quota::new(QuotaSource::IetfList)
                 .with_name(name)
                 .with_limit(quota)
@@ -50,7 +51,7 @@ pub(super) fn read(
             .position(|quota| quota.name() == Some(name) && quota.remaining().is_none());
         let quota = match joined {
             Some(offset) => &mut out[first + offset],
-            None => out.push_mut(Quota::new(QuotaSource::IetfList).with_name(name)),
+            None => super::push_mut(out, Quota::new(QuotaSource::IetfList).with_name(name)),
         };
         quota.set_remaining(Some(remaining));
         quota.set_reset(member.params.t);

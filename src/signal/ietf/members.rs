@@ -193,11 +193,14 @@ impl<'de> ItemVisitor<'de> for Slot<'_, 'de> {
         self,
         bare_item: BareItemFromInput<'de>,
     ) -> Result<impl ParameterVisitor<'de, Out = Self::Out>, Self::Error> {
-        let member = self.members.push_mut(Member {
-            key: self.key,
-            value: Some(bare_item),
-            params: Params::default(),
-        });
+        let member = super::push_mut(
+            self.members,
+            Member {
+                key: self.key,
+                value: Some(bare_item),
+                params: Params::default(),
+            },
+        );
         Ok(ParamSlot(&mut member.params))
     }
 }

@@ -113,3 +113,11 @@ fn structured<'a>(
 
 #[cfg(test)]
 mod tests;
+
+/// Pushes `item` and returns it, as `Vec::push_mut` (Rust 1.95) does, for
+/// the crate's older minimum toolchain.
+pub(super) fn push_mut<T>(items: &mut Vec<T>, item: T) -> &mut T {
+    items.push(item);
+    let last = items.len() - 1;
+    &mut items[last]
+}

@@ -1,5 +1,5 @@
 //! Experiment 5: what one check costs per algorithm, next to a raw `PING`,
-//! with the server's bench at [`ITERATIONS`] rounds (the seed's 10,000 take
+//! with the server's bench at [`ITERATIONS`] rounds (the original experiment's 10,000 take
 //! too long for a two-minute comparison; `demo-server bench` runs them).
 
 use serde::Serialize;

@@ -19,7 +19,7 @@ use crate::{Algorithm, Decision, KeySpace, Policy, Store};
 use super::super::CompareError;
 use super::Lab;
 
-/// Requests per burst and limit per window (the seed's 100).
+/// Requests per burst and limit per window (the original experiment's 100).
 pub const N: u64 = 100;
 /// Window length.
 pub const WINDOW_MS: u64 = 1000;

@@ -1,10 +1,11 @@
-//! The five experiments of the seed (seeds/000 §"Đo thật"), each on fresh
+//! The five experiments of the original write-up (docs/background.md), each on fresh
 //! keys and fresh client ids so runs never share a quota.
 
 pub mod cost;
 pub mod edge;
 pub mod fleet_cost;
 pub mod herd;
+pub mod limiters;
 pub mod race;
 pub mod waste;
 
@@ -58,8 +59,18 @@ impl Lab {
         policy: &Policy,
         replicas: usize,
     ) -> Result<Vec<RunningServer>, CompareError> {
+        self.replicas_speaking(policy, replicas, self.headers).await
+    }
+
+    /// `replicas` replicas of `policy` speaking `headers`.
+    pub async fn replicas_speaking(
+        &self,
+        policy: &Policy,
+        replicas: usize,
+        headers: HeaderStyle,
+    ) -> Result<Vec<RunningServer>, CompareError> {
         let config = ServerConfig::new(policy.clone())
-            .headers(self.headers)
+            .headers(headers)
             .keys(self.keys.clone());
         let mut out = Vec::with_capacity(replicas);
         for _ in 0..replicas {

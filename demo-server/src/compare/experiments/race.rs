@@ -1,11 +1,11 @@
 //! Experiment 1: 50 concurrent requests at a bucket of 20, the read-then-write
 //! `racy-bucket` against the one-script token bucket, three runs each.
 //!
-//! The bucket refills 20 per hour rather than the seed's 20/s, so that only the
+//! The bucket refills 20 per hour rather than the original experiment's 20/s, so that only the
 //! race, never a refill during the burst, can admit more than 20. The racy
 //! bucket sleeps [`RACY_GAP`] between its read and its write: on loopback the
 //! window between two round trips is too short to show the race reliably (the
-//! seed's first run admitted 20 by luck, the next two 50).
+//! original run admitted 20 by luck, the next two 50).
 
 use std::time::Duration;
 
@@ -17,11 +17,11 @@ use crate::{Algorithm, Policy};
 use super::super::CompareError;
 use super::Lab;
 
-/// Requests per burst (the seed's 50 goroutines).
+/// Requests per burst (the original experiment's 50 goroutines).
 pub const REQUESTS: usize = 50;
-/// Bucket capacity (the seed's 20).
+/// Bucket capacity (the original experiment's 20).
 pub const CAPACITY: u64 = 20;
-/// Runs per algorithm (the seed's three).
+/// Runs per algorithm (the original experiment's three).
 pub const RUNS: usize = 3;
 /// Sleep between the racy bucket's read and write.
 pub const RACY_GAP: Duration = Duration::from_millis(10);

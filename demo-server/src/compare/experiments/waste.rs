@@ -1,5 +1,5 @@
 //! Experiment 3: wasted requests. Each client needs [`SUCCESSES`] successes
-//! from a token bucket of [`CAPACITY`] refilled [`RATE`]/s (the seed's server),
+//! from a token bucket of [`CAPACITY`] refilled [`RATE`]/s (the original experiment's server),
 //! at concurrency 1 and 4, and with 3 replicas sharing the store behind a
 //! per-request round-robin proxy. Every setup has the proxy in front (one
 //! upstream for one replica), so all clients pay the same extra hop and
@@ -15,11 +15,11 @@ use super::super::proxy::RoundRobinProxy;
 use super::super::recorder::Seen;
 use super::Lab;
 
-/// Successes each client needs (the seed's 100).
+/// Successes each client needs (the original experiment's 100).
 pub const SUCCESSES: u64 = 100;
-/// Bucket capacity (the seed's 20).
+/// Bucket capacity (the original experiment's 20).
 pub const CAPACITY: u64 = 20;
-/// Refill per second (the seed's 20).
+/// Refill per second (the original experiment's 20).
 pub const RATE: f64 = 20.0;
 
 /// Replicas behind the proxy and client concurrency.

@@ -85,8 +85,12 @@
 use std::time::{Duration, Instant};
 
 mod refill;
+mod sharing;
+mod window;
 
 use refill::{Reading, Refill};
+use sharing::Sharing;
+use window::Window;
 
 /// Tolerance on token arithmetic (float rounding at slot boundaries).
 const EPSILON: f64 = 1e-6;
@@ -96,22 +100,11 @@ const SAFETY: f64 = 0.02;
 /// A reset this much beyond what the rate explains means fixed windows
 /// (`Retry-After`/`t` are whole seconds, so up to 1 s of rounding is normal).
 const ROUNDING: Duration = Duration::from_secs(1);
+/// The claim ceiling `(remaining + 1) · share` is exclusive: a server
+/// saying `R` has strictly less than `R + 1` units.
+const HIGH_MARGIN: f64 = 1e-3;
 /// Refusals further apart than this start a new rate measurement.
 const MEASURE_HORIZON: Duration = Duration::from_secs(30);
-/// However busy the others, keep at least this share of the policy rate.
-const MIN_SHARE: f64 = 0.05;
-/// A refusal despite the policy rate means others share the quota: the
-/// share of the policy rate we use is multiplied by this…
-const SHARE_DECREASE: f64 = 0.1;
-/// …and grows back by this much per success (from half to all of it in 250
-/// successes): slow enough that ten clients sharing one quota refuse less
-/// than one request in ten (see the simulated herd test).
-const SHARE_INCREASE: f64 = 0.002;
-/// Units of a continuously refilled quota left for newcomers (see the module
-/// docs), at most a tenth of the limit.
-const RESERVE: f64 = 2.0;
-/// `remaining` showing nobody else spending for this long means we are alone.
-const ALONE_AFTER: Duration = Duration::from_secs(1);
 
 /// Quota numbers of one response, already reduced to what pacing needs.
 #[derive(Debug, Clone, Copy, Default)]
@@ -147,9 +140,8 @@ pub(crate) struct Pacer {
     learned_capacity: Option<f64>,
     anchor: Option<Anchor>,
     successes_since_throttle: u64,
-    /// The share of the policy rate we use (1 until a refusal says the
-    /// quota is shared).
-    share: Option<f64>,
+    sharing: Sharing,
+    window: Window,
     refill: Refill,
     /// The rate of a continuously refilled quota without a window.
     observed_rate: Option<f64>,
@@ -158,12 +150,6 @@ pub(crate) struct Pacer {
     /// The last `remaining` read, until its response's status is known.
     last_reading: Option<(Instant, u64)>,
     successes: u64,
-    /// Units we spent (requests admitted), ever.
-    admitted: u64,
-    /// The previous response's `remaining` and `admitted` at that moment.
-    previous: Option<(u64, u64)>,
-    /// Since when `remaining` has shown nobody else spending.
-    alone_since: Option<Instant>,
 }
 
 fn secs(d: Duration) -> f64 {
@@ -176,7 +162,7 @@ impl Pacer {
     /// refusals.
     pub(crate) fn rate(&self) -> Option<f64> {
         match self.policy_rate {
-            Some(policy) => Some(policy * self.share.unwrap_or(1.0)),
+            Some(policy) => Some(policy * self.sharing.share()),
             None => self.observed_rate.or(self.learned_rate),
         }
     }
@@ -215,7 +201,7 @@ impl Pacer {
     pub(crate) fn admit(&mut self, now: Instant) -> Result<(), Duration> {
         let admitted = self.take_unit(now);
         if admitted.is_ok() {
-            self.admitted += 1;
+            self.sharing.admitted();
         }
         admitted
     }
@@ -289,22 +275,31 @@ impl Pacer {
             return;
         };
         self.last_reading = Some((now, remaining));
-        self.notice_others(now, remaining);
+        let raw_remaining = remaining;
+        let policy_limit = self.policy_rate.and(self.policy_capacity);
+        self.sharing
+            .notice_others(now, remaining, others, policy_limit);
         // Leave the reserve to newcomers; when someone spent from it, wait
         // until it is back.
         let remaining = remaining as f64 - self.reserve(now);
         // Sharing a quota with others (a refusal said so), claim only our
         // share of what is left.
-        let low = remaining * self.share.unwrap_or(1.0) - f64::from(others);
-        let high = (remaining + 1.0) * self.share.unwrap_or(1.0) - 1e-3;
+        let share = self.sharing.share();
+        let low = remaining * share - f64::from(others);
+        let high = (remaining + 1.0) * share - HIGH_MARGIN;
         let tokens = match self.available(now) {
             Some(current) => current.clamp(low, high),
             None => low,
         };
-        let reset_at = reading.reset.map(|d| now + d);
+        let window_end = self.window.read(now, raw_remaining, reading.reset);
+        let reset_at = if self.windowed() {
+            window_end
+        } else {
+            reading.reset.and_then(|d| now.checked_add(d))
+        };
         let barrier = match (self.rate(), reading.reset) {
             _ if matches!(self.refill, Refill::Continuous { .. }) => false,
-            (Some(_), Some(_)) if tokens < 1.0 && self.refill == Refill::Windowed => true,
+            (Some(_), Some(_)) if tokens < 1.0 && self.windowed() => true,
             (Some(rate), Some(reset)) if tokens < 1.0 => {
                 let next_unit = Duration::from_secs_f64((1.0 - tokens) / rate);
                 reset > next_unit + ROUNDING
@@ -319,56 +314,18 @@ impl Pacer {
         });
     }
 
-    /// Others spend this quota too when `remaining` fell by more than we
-    /// spent since the previous response (refills only hide some of it): use
-    /// the share of the rate our spending was, before a refusal says so.
-    fn notice_others(&mut self, now: Instant, remaining: u64) {
-        let previous = self.previous.replace((remaining, self.admitted));
-        let (Some((before, admitted_then)), Some(_)) = (previous, self.policy_rate) else {
-            return;
-        };
-        let ours = self.admitted.saturating_sub(admitted_then);
-        let theirs = before.saturating_sub(remaining).saturating_sub(ours);
-        // One unit of slack for the server's rounding.
-        if theirs >= 2 {
-            self.alone_since = None;
-            if ours > 0 {
-                let share = (ours as f64 / (ours + theirs) as f64).max(MIN_SHARE);
-                self.share = Some(self.share.map_or(share, |s| s.min(share)));
-            }
-            return;
-        }
-        // An empty quota hides the others' spending: only a reading after a
-        // non-empty one can show that nobody else spent.
-        if theirs == 0 && before > 0 {
-            self.alone_since.get_or_insert(now);
-        }
-        let filling = remaining >= before + 2;
-        let quarter_full = self
-            .policy_capacity
-            .is_some_and(|limit| remaining as f64 >= limit / 4.0);
-        if filling
-            && quarter_full
-            && let Some(share) = self.share.as_mut()
-        {
-            *share = (*share * 2.0).min(1.0);
-        }
+    /// Whether the quota refills at boundaries: a refusal while alone said
+    /// so (with a policy), or a refused probe (without one).
+    fn windowed(&self) -> bool {
+        self.window.is_known() || self.refill == Refill::Windowed
     }
 
     /// The units of a continuously refilled quota left for newcomers: none
     /// once we know we are alone (see the module docs).
     fn reserve(&self, now: Instant) -> f64 {
-        let limit = match (self.policy_capacity, self.policy_rate) {
-            (Some(limit), Some(_)) => limit,
-            _ => return 0.0,
-        };
-        let alone = self
-            .alone_since
-            .is_some_and(|since| now.saturating_duration_since(since) >= ALONE_AFTER);
-        if alone {
-            0.0
-        } else {
-            RESERVE.min((limit / 10.0).floor())
+        match (self.policy_capacity, self.policy_rate) {
+            (Some(limit), Some(_)) => self.sharing.reserve(now, limit),
+            _ => 0.0,
         }
     }
 
@@ -376,9 +333,7 @@ impl Pacer {
     pub(crate) fn on_success(&mut self) {
         self.successes_since_throttle += 1;
         self.successes += 1;
-        if let Some(share) = self.share.as_mut() {
-            *share = (*share + SHARE_INCREASE).min(1.0);
-        }
+        self.sharing.on_success();
         if let Refill::Probing { rate, .. } = self.refill {
             self.refill = Refill::Continuous { measured: false };
             self.observed_rate = Some(rate);
@@ -400,9 +355,14 @@ impl Pacer {
             }
             Refill::Unknown | Refill::Windowed => {}
         }
-        if self.policy_rate.is_some() {
-            let share = self.share.unwrap_or(1.0);
-            self.share = Some((share * SHARE_DECREASE).max(MIN_SHARE));
+        if let (Some(_), Some(limit)) = (self.policy_rate, self.policy_capacity) {
+            // Refused after drawing the quota down alone: not others, the
+            // quota's kind (its units come back at a boundary).
+            if self.sharing.drew_alone(now, limit) {
+                self.window.recognise();
+            } else {
+                self.sharing.on_refusal();
+            }
         }
         let next_unit_at = now + hint.unwrap_or(Duration::ZERO);
         let successes = std::mem::take(&mut self.successes_since_throttle);
@@ -431,9 +391,11 @@ impl Pacer {
         }
         // The bucket is empty now, whatever we thought.
         let tokens = self.available(now).unwrap_or(0.0).min(0.0);
-        let windowed = self.refill == Refill::Windowed;
-        let (reset_at, barrier) = self.estimate.map_or((None, false), |e| {
-            (e.reset_at, e.barrier || (windowed && e.reset_at.is_some()))
+        let windowed = self.windowed();
+        let window_end = self.window.ends_at().filter(|_| windowed);
+        let (reset_at, barrier) = self.estimate.map_or((window_end, false), |e| {
+            let reset_at = window_end.or(e.reset_at);
+            (reset_at, e.barrier || (windowed && reset_at.is_some()))
         });
         self.estimate = Some(Estimate {
             tokens,
@@ -445,5 +407,4 @@ impl Pacer {
 }
 
 #[cfg(test)]
-#[path = "pacer_tests.rs"]
 mod tests;

@@ -1,0 +1,160 @@
+//! Sharing a quota with others (other processes on one API key), and the
+//! reserve left for newcomers (see the parent module's docs, points 3–4).
+
+use std::time::{Duration, Instant};
+
+/// However busy the others, keep at least this share of the policy rate.
+const MIN_SHARE: f64 = 0.05;
+/// A refusal despite the policy rate means others share the quota: the
+/// share of the policy rate we use is multiplied by this…
+const SHARE_DECREASE: f64 = 0.1;
+/// …and grows back by this much per success (from half to all of it in 250
+/// successes): slow enough that ten clients sharing one quota refuse less
+/// than one request in ten (see the simulated herd test).
+const SHARE_INCREASE: f64 = 0.002;
+/// Units of a continuously refilled quota left for newcomers (see the module
+/// docs), at most [`RESERVE_FRACTION`] of the limit.
+const RESERVE: f64 = 2.0;
+/// The reserve is at most this fraction of the limit (a small quota keeps
+/// its units).
+const RESERVE_FRACTION: f64 = 0.1;
+/// `remaining` showing nobody else spending for this long means we are alone.
+const ALONE_AFTER: Duration = Duration::from_secs(1);
+/// Others seen spending within this long make a refusal theirs, not the
+/// quota's kind (a window): herds keep sharing even between two readings
+/// that happen to show nobody else.
+const OTHERS_REMEMBERED: Duration = Duration::from_secs(30);
+/// A refusal after we alone drew down at least this fraction of the limit
+/// (every reading in between showing nobody else) is the quota's kind: its
+/// units did not come back at the policy rate. A herd's late starters, who
+/// find the quota nearly spent by others, never draw this much alone.
+const DRAWN_ALONE_FRACTION: f64 = 0.5;
+/// `remaining` falling this many units beyond our own spending means others
+/// spend too (one unit of slack for the server's rounding).
+const OTHERS_SLACK: u64 = 2;
+/// `remaining` rising by at least this much between two responses (although
+/// we spent from it) means the others slowed down or left…
+const FILLING_BY: u64 = 2;
+/// …when the quota is at least this fraction full: the share doubles.
+const FILLING_FRACTION: f64 = 0.25;
+
+/// Our share of a quota others may spend too.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Sharing {
+    /// The share of the policy rate we use (none until something says the
+    /// quota is shared: all of it).
+    share: Option<f64>,
+    /// Units we spent (requests admitted), ever.
+    admitted: u64,
+    /// The previous response's `remaining`, and `admitted` and our other
+    /// requests in flight at that moment.
+    previous: Option<(u64, u64, u64)>,
+    /// Since when `remaining` has shown nobody else spending.
+    alone_since: Option<Instant>,
+    /// When `remaining` last showed others spending.
+    others_seen_at: Option<Instant>,
+    /// Units we spent between readings showing nobody else spending, since
+    /// the last reading that showed others.
+    drawn_alone: u64,
+}
+
+impl Sharing {
+    /// The share of the policy rate we use.
+    pub(super) fn share(&self) -> f64 {
+        self.share.unwrap_or(1.0)
+    }
+
+    /// One unit spent.
+    pub(super) fn admitted(&mut self) {
+        self.admitted += 1;
+    }
+
+    /// We alone drew down at least [`DRAWN_ALONE_FRACTION`] of `limit`, and
+    /// no reading showed others spending within [`OTHERS_REMEMBERED`].
+    pub(super) fn drew_alone(&self, now: Instant, limit: f64) -> bool {
+        let others_lately = self
+            .others_seen_at
+            .is_some_and(|at| now.saturating_duration_since(at) < OTHERS_REMEMBERED);
+        self.drawn_alone as f64 >= limit * DRAWN_ALONE_FRACTION && !others_lately
+    }
+
+    /// Others spend this quota too when `remaining` fell by more than we
+    /// spent since the previous response (refills only hide some of it): use
+    /// the share of the rate our spending was, before a refusal says so.
+    /// `limit` is the policy's, known only with a policy rate.
+    /// `in_flight`: our other requests still in flight, which the server may
+    /// count between this reading and the next.
+    pub(super) fn notice_others(
+        &mut self,
+        now: Instant,
+        remaining: u64,
+        in_flight: u32,
+        limit: Option<f64>,
+    ) {
+        let previous = self
+            .previous
+            .replace((remaining, self.admitted, u64::from(in_flight)));
+        let (Some((before, admitted_then, in_flight_then)), Some(limit)) = (previous, limit) else {
+            return;
+        };
+        // What we may have spent in between: sent since, or in flight then.
+        let ours = self
+            .admitted
+            .saturating_sub(admitted_then)
+            .saturating_add(in_flight_then);
+        let theirs = before.saturating_sub(remaining).saturating_sub(ours);
+        if theirs >= OTHERS_SLACK {
+            self.alone_since = None;
+            self.others_seen_at = Some(now);
+            self.drawn_alone = 0;
+            if ours > 0 {
+                let share = (ours as f64 / (ours + theirs) as f64).max(MIN_SHARE);
+                self.share = Some(self.share.map_or(share, |s| s.min(share)));
+            }
+            return;
+        }
+        // An empty quota hides the others' spending: only a reading after a
+        // non-empty one can show that nobody else spent.
+        if theirs == 0 && before > 0 {
+            self.alone_since.get_or_insert(now);
+        }
+        self.drawn_alone = self
+            .drawn_alone
+            .saturating_add(before.saturating_sub(remaining));
+        let filling = remaining >= before.saturating_add(FILLING_BY);
+        let quarter_full = remaining as f64 >= limit * FILLING_FRACTION;
+        if filling
+            && quarter_full
+            && let Some(share) = self.share.as_mut()
+        {
+            *share = (*share * 2.0).min(1.0);
+        }
+    }
+
+    /// The units of a continuously refilled quota of `limit` left for
+    /// newcomers: none once we know we are alone.
+    pub(super) fn reserve(&self, now: Instant, limit: f64) -> f64 {
+        let alone = self
+            .alone_since
+            .is_some_and(|since| now.saturating_duration_since(since) >= ALONE_AFTER);
+        if alone {
+            0.0
+        } else {
+            RESERVE.min((limit * RESERVE_FRACTION).floor())
+        }
+    }
+
+    /// A success: a cut share grows back.
+    pub(super) fn on_success(&mut self) {
+        if let Some(share) = self.share.as_mut() {
+            *share = (*share + SHARE_INCREASE).min(1.0);
+        }
+    }
+
+    /// A refusal although the policy rate said a unit was there: others
+    /// spend the quota too.
+    pub(super) fn on_refusal(&mut self) {
+        let share = self.share.unwrap_or(1.0);
+        self.share = Some((share * SHARE_DECREASE).max(MIN_SHARE));
+    }
+}

@@ -1,0 +1,49 @@
+//! Fixed windows of 20 per second with IETF policy fields, simulated
+//! (`sim::Dialect::PolicyWindow`): the pacer recognises the window from its
+//! one refusal, then sends each window's first request when the readings
+//! say the previous one is over, without cutting its share as if others
+//! spent the quota.
+
+use std::time::Duration;
+
+use super::sim::{Dialect, run};
+use crate::engine::Config;
+
+/// A window opened by the client's first request: one refusal (the one that
+/// tells a window from a bucket), then 100 successes in about the floor
+/// (4 windows after the first) plus the first refusal's `Retry-After`
+/// rounding.
+#[test]
+fn simulated_window_opened_by_the_first_request_is_met_at_its_boundaries() {
+    for concurrency in [1, 4] {
+        let dialect = Dialect::PolicyWindow {
+            first_request: true,
+            phase_ms: 0,
+        };
+        let out = run(dialect, Config::default(), concurrency, 100);
+        let case = format!("c={concurrency}: {out:?}");
+        assert!(out.throttled <= 1, "{case}");
+        assert_eq!(out.errors, 0, "{case}");
+        assert!(out.elapsed <= Duration::from_millis(4400), "{case}");
+    }
+}
+
+/// A clock-aligned window whose whole-second reset says nothing of its
+/// phase: still one refusal, and no slower than waiting a whole window each
+/// time (5 windows at most).
+#[test]
+fn simulated_aligned_window_costs_one_refusal() {
+    for phase_ms in [0, 300, 700, 990] {
+        for concurrency in [1, 4] {
+            let dialect = Dialect::PolicyWindow {
+                first_request: false,
+                phase_ms,
+            };
+            let out = run(dialect, Config::default(), concurrency, 100);
+            let case = format!("phase {phase_ms} ms, c={concurrency}: {out:?}");
+            assert!(out.throttled <= 1, "{case}");
+            assert_eq!(out.errors, 0, "{case}");
+            assert!(out.elapsed <= Duration::from_millis(5200), "{case}");
+        }
+    }
+}
