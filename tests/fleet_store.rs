@@ -183,6 +183,7 @@ async fn a_stopped_redis_misses_the_deadline_and_an_empty_one_relearns() {
     let paused = server.pause().unwrap();
     let err = fleet.reserve(&s).await.unwrap_err();
     assert!(err.is_deadline(), "{err}");
+    assert_eq!(fleet.counters().missed_deadline, 1);
     drop(paused);
     let port = server.port();
     server.kill();

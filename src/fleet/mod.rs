@@ -22,7 +22,9 @@
 //! an empty bucket.
 //!
 //! # Redis trouble never stops a request
-//! Each store call has a deadline ([`DEFAULT_DEADLINE`], 20 ms). On a
+//! Each store call has a deadline ([`DEFAULT_DEADLINE`], 20 ms; ten times
+//! that, [`FIRST_CALL_FACTOR`], until the store has answered this process
+//! once, since a process that knows nothing can only fall back blind). On a
 //! timeout or an error the request goes on, paced by the local engine as
 //! without a fleet *and* at [`FALLBACK_SHARE`] of an equal share of the last
 //! shared rate; after 2 failures in a row a breaker skips Redis for 1 s
@@ -57,7 +59,8 @@ pub use breaker::{BreakerSettings, FALLBACK_SHARE};
 pub use error::FleetError;
 pub use lesson::{Lesson, QuotaKind};
 pub use store::{
-    DEFAULT_DEADLINE, DEFAULT_PREFIX, FleetCounters, RedisFleet, RedisFleetBuilder, Reservation,
+    DEFAULT_DEADLINE, DEFAULT_PREFIX, FIRST_CALL_FACTOR, FleetCounters, RedisFleet,
+    RedisFleetBuilder, Reservation,
 };
 
 pub(crate) use gate::{FleetGate, Turn};
