@@ -193,6 +193,7 @@ fn herd_row(clients: usize, fleet: bool, stopped: bool, sent: u64, ok: u64, quot
         rate_per_s: ok as f64 / 9.0,
         quota_used: quota,
         fleet_calls: None,
+        refused_at_ms: Vec::new(),
     }
 }
 

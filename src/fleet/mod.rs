@@ -13,12 +13,18 @@
 //!   processes on skewed clocks agree. Waiting processes hold distinct slots
 //!   one interval apart, so nobody stampedes when a pause ends.
 //!
+//! Every slot is held back by a headroom (100 ms in whole intervals,
+//! [`RedisFleetBuilder::headroom`]): a send reaches the server a little
+//! after its slot, and a full bucket loses the refill of that time.
+//!
 //! Until the server has said anything, one process probes and the others
 //! ask again every 20 ms: a fleet starting together does not send blind into
 //! an empty bucket.
 //!
 //! # Redis trouble never stops a request
-//! Each store call has a deadline ([`DEFAULT_DEADLINE`], 20 ms). On a
+//! Each store call has a deadline ([`DEFAULT_DEADLINE`], 20 ms; ten times
+//! that, [`FIRST_CALL_FACTOR`], until the store has answered this process
+//! once, since a process that knows nothing can only fall back blind). On a
 //! timeout or an error the request goes on, paced by the local engine as
 //! without a fleet *and* at [`FALLBACK_SHARE`] of an equal share of the last
 //! shared rate; after 2 failures in a row a breaker skips Redis for 1 s
@@ -31,8 +37,8 @@
 //! Slots go first come, first served (GCRA on one key). Each process holds
 //! at most one slot per request in flight, so a process joining late waits
 //! at most one interval per slot already held (`processes × concurrency ×
-//! interval`) before its first send, and processes asking equally often get
-//! equal shares. There is no priority and no starvation: a slot, once
+//! interval`, plus the headroom of about 100 ms) before its first send, and
+//! processes asking equally often get equal shares. There is no priority and no starvation: a slot, once
 //! reserved, is never taken back.
 //!
 //! # Keys
@@ -53,7 +59,8 @@ pub use breaker::{BreakerSettings, FALLBACK_SHARE};
 pub use error::FleetError;
 pub use lesson::{Lesson, QuotaKind};
 pub use store::{
-    DEFAULT_DEADLINE, DEFAULT_PREFIX, FleetCounters, RedisFleet, RedisFleetBuilder, Reservation,
+    DEFAULT_DEADLINE, DEFAULT_PREFIX, FIRST_CALL_FACTOR, FleetCounters, RedisFleet,
+    RedisFleetBuilder, Reservation,
 };
 
 pub(crate) use gate::{FleetGate, Turn};

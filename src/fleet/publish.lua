@@ -6,7 +6,7 @@
 -- ARGV[3] limit, ARGV[4] remaining, ARGV[5] window ms, ARGV[6] reset ms (-1: unknown)
 -- ARGV[7] kind of quota: 'c' continuous refill, 'w' window, '-' unknown
 -- ARGV[8] interval margin (0.02 = slots 2 % wider than limit/window)
--- ARGV[9] key TTL ms
+-- ARGV[9] key TTL ms, ARGV[10] headroom ms (see reserve.lua)
 -- Returns {now_ms, interval_us}.
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
@@ -15,6 +15,7 @@ local pause_ms = tonumber(ARGV[2])
 local limit, remaining = tonumber(ARGV[3]), tonumber(ARGV[4])
 local window, reset = tonumber(ARGV[5]), tonumber(ARGV[6])
 local margin, ttl = tonumber(ARGV[8]), tonumber(ARGV[9])
+local headroom = tonumber(ARGV[10])
 
 local s = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'burst', 'pause', 'kind')
 local tat = tonumber(s[1]) or 0
@@ -46,7 +47,10 @@ if throttled then
   -- One refusal anywhere pauses the whole fleet until its hint; then one
   -- send at the pause's end and one per interval after it.
   pause = math.max(pause, now + math.max(pause_ms, 0))
-  if iv then tat = math.max(tat, pause + (burst - 1) * iv) end
+  if iv then
+    local hold = math.min(math.ceil(headroom / iv), burst - 1) * iv
+    tat = math.max(tat, pause + (burst - 1) * iv - hold)
+  end
 end
 
 local function fmt(x) return string.format('%.3f', x) end

@@ -2,7 +2,7 @@
 -- KEYS[1] hash: the scope's shared state; KEYS[2] sorted set: members seen.
 -- ARGV[1] member id, ARGV[2] probe lease ms, ARGV[3] poll ms,
 -- ARGV[4] gap ms between sends leaving a pause while no rate is known,
--- ARGV[5] member window ms, ARGV[6] key TTL ms.
+-- ARGV[5] member window ms, ARGV[6] key TTL ms, ARGV[7] headroom ms.
 -- Returns {kind, wait_us, members, interval_us, probe}:
 --   kind 0: a slot is reserved for this caller; send after wait_us.
 --   kind 1: nothing is known yet and another process probes; ask again after wait_us.
@@ -12,6 +12,7 @@ local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
 local lease, poll, gap = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local ttl = tonumber(ARGV[6])
+local headroom = tonumber(ARGV[7])
 
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[5]))
@@ -43,8 +44,11 @@ end
 
 local at
 if iv then
-  -- GCRA: a send may go once at most `burst` sends are outstanding.
-  at = math.max(now, pause, tat - (burst - 1) * iv)
+  -- GCRA: a send may go once at most `burst` sends are outstanding, every
+  -- slot held back by the headroom (whole intervals, less than the burst):
+  -- refill is lost while a full bucket waits for sends still on their way.
+  local hold = math.min(math.ceil(headroom / iv), burst - 1) * iv
+  at = math.max(now, pause, tat - (burst - 1) * iv + hold)
   tat = math.max(tat, at) + iv
 else
   -- No rate known: go at once unless a pause is on or its queue drains;

@@ -23,6 +23,13 @@ use super::lesson::Lesson;
 /// request at most that much when it does.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(20);
 
+/// Until a store has answered once, its calls get this many deadlines
+/// (200 ms by default). A process that has heard nothing from the fleet
+/// has nothing to fall back on but a blind send, and its first calls are the
+/// slow ones: a connection warming up, scripts loading, a host busy
+/// starting many processes at once.
+pub const FIRST_CALL_FACTOR: u32 = 10;
+
 /// Default key prefix: every key is `courteous:v1:{<scope digest>}:…`.
 pub const DEFAULT_PREFIX: &str = "courteous:v1";
 
@@ -89,6 +96,8 @@ enum Connection {
 
 #[derive(Debug, Default)]
 struct Counters {
+    /// Whether any call has answered yet (see [`FIRST_CALL_FACTOR`]).
+    heard: std::sync::atomic::AtomicBool,
     calls: AtomicU64,
     missed_deadline: AtomicU64,
     errors: AtomicU64,
@@ -117,6 +126,7 @@ struct Settings {
     member_window: Duration,
     ttl: Duration,
     margin: f64,
+    headroom: Duration,
 }
 
 impl Default for Settings {
@@ -131,6 +141,7 @@ impl Default for Settings {
             member_window: Duration::from_secs(10),
             ttl: Duration::from_secs(600),
             margin: 0.02,
+            headroom: Duration::from_millis(100),
         }
     }
 }
@@ -160,7 +171,8 @@ impl RedisFleetBuilder {
         self
     }
 
-    /// Deadline of each store call (default [`DEFAULT_DEADLINE`], 20 ms).
+    /// Deadline of each store call (default [`DEFAULT_DEADLINE`], 20 ms;
+    /// [`FIRST_CALL_FACTOR`] times that until the store has answered once).
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.settings.deadline = deadline;
         self
@@ -183,6 +195,17 @@ impl RedisFleetBuilder {
         } else {
             0.02
         };
+        self
+    }
+
+    /// How late a send may reach the server after its slot without a
+    /// refusal (default 100 ms: a connection opened on a loaded host). A
+    /// full bucket loses the refill of that time, so every slot is held back
+    /// by this much in whole intervals (at most the burst less one); this
+    /// costs its share of the quota once, when a full bucket starts to be
+    /// spent, not in the steady state.
+    pub fn headroom(mut self, headroom: Duration) -> Self {
+        self.settings.headroom = headroom.min(Duration::from_secs(60));
         self
     }
 
@@ -307,15 +330,22 @@ impl RedisFleet {
     ) -> Result<T, FleetError> {
         let c = &self.inner.counters;
         c.calls.fetch_add(1, Ordering::Relaxed);
-        let result = match tokio::time::timeout(self.inner.settings.deadline, call).await {
+        let mut deadline = self.inner.settings.deadline;
+        if !c.heard.load(Ordering::Relaxed) {
+            deadline = deadline.saturating_mul(FIRST_CALL_FACTOR);
+        }
+        let result = match tokio::time::timeout(deadline, call).await {
             Ok(result) => result,
             Err(_) => {
                 c.missed_deadline.fetch_add(1, Ordering::Relaxed);
                 return Err(FleetError::deadline());
             }
         };
-        if result.is_err() {
-            c.errors.fetch_add(1, Ordering::Relaxed);
+        match &result {
+            Ok(_) => c.heard.store(true, Ordering::Relaxed),
+            Err(_) => {
+                c.errors.fetch_add(1, Ordering::Relaxed);
+            }
         }
         result
     }
@@ -336,7 +366,8 @@ impl RedisFleet {
             .arg(millis(s.poll))
             .arg(millis(s.gap))
             .arg(millis(s.member_window))
-            .arg(millis(s.ttl));
+            .arg(millis(s.ttl))
+            .arg(millis(s.headroom));
         let reply: Vec<i64> = self.invoke(&invocation).await?;
         let [kind, wait_us, members, interval_us, probe] = reply[..] else {
             return Err(FleetError::reply());
@@ -364,7 +395,10 @@ impl RedisFleet {
         let keys = ScopeKeys::new(&s.prefix, scope);
         let mut invocation = self.inner.publish.key(&keys.state);
         lesson.push_args(&mut invocation);
-        invocation.arg(s.margin).arg(millis(s.ttl));
+        invocation
+            .arg(s.margin)
+            .arg(millis(s.ttl))
+            .arg(millis(s.headroom));
         let reply: Vec<i64> = self.invoke(&invocation).await?;
         let [_, interval_us] = reply[..] else {
             return Err(FleetError::reply());

@@ -63,6 +63,8 @@ pub struct HerdRow {
     pub quota_used: f64,
     /// The fleet store's calls, summed over the processes (fleet rows only).
     pub fleet_calls: Option<FleetCalls>,
+    /// When the refusals came, ms from the herd's first request (the first 20).
+    pub refused_at_ms: Vec<u64>,
 }
 
 impl HerdRow {
@@ -208,6 +210,7 @@ impl Herd<'_> {
             rate_per_s: 0.0,
             quota_used: 0.0,
             fleet_calls: None,
+            refused_at_ms: Vec::new(),
         };
         for result in results {
             match result {
@@ -235,6 +238,14 @@ impl Herd<'_> {
             .max()
             .unwrap_or_default();
         let secs = last_ok.saturating_sub(first).as_secs_f64();
+        let mut refused: Vec<u64> = events
+            .iter()
+            .filter(|e| !e.allowed())
+            .map(|e| e.at.saturating_sub(first).as_millis() as u64)
+            .collect();
+        refused.sort_unstable();
+        refused.truncate(20);
+        row.refused_at_ms = refused;
         row.elapsed_ms = (secs * 1000.0) as u64;
         row.rate_per_s = if secs > 0.0 {
             row.ok as f64 / secs
