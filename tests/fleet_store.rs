@@ -41,23 +41,42 @@ async fn slots_follow_the_learned_rate_after_the_burst_the_server_reported() {
     go_after(fleet.reserve(&s).await.unwrap());
     // 10 per second, 9 left after the probe, one slot (102 ms ≥ the 100 ms
     // headroom) held back: 8 go at once, then one per 102 ms.
+    let mut clock = RedisClock::connect(&server.url()).await;
+    let published_from = clock.now().await;
     let interval = fleet.publish(&s, &ok_lesson(10, 1, 9)).await.unwrap();
+    let published_by = clock.now().await;
     assert_eq!(interval, Some(Duration::from_micros(102_000)));
-    for i in 0..8 {
-        let after = go_after(fleet.reserve(&s).await.unwrap());
-        assert!(after < 5 * MS, "burst slot {i} waited {after:?}");
+    let iv = interval.unwrap();
+    let mut dues = Vec::new();
+    for _ in 0..13 {
+        dues.push(reserve_timed(&mut clock, &fleet, &s).await);
     }
-    let mut last = Duration::ZERO;
+    // Times are Redis TIME read around each call: how much passes between
+    // calls on a loaded machine does not matter, only the spacing does.
+    for (i, d) in dues[..8].iter().enumerate() {
+        assert!(d.after <= d.hi - d.lo + MS, "burst slot {i}: {d:?}");
+    }
     for k in 1..=5u32 {
-        let after = go_after(fleet.reserve(&s).await.unwrap());
-        // Redis time passes between calls, so the k-th slot is a little under k intervals away.
-        let due = interval.unwrap() * k;
+        let d = dues[7 + k as usize];
+        // The k-th slot after the burst is due k intervals after the publish:
+        // never earlier, and no later than that or the call itself.
         assert!(
-            after <= due && after + 30 * MS >= due,
-            "slot {k}: {after:?} vs {due:?}"
+            d.hi + MS >= published_from + iv * k,
+            "slot {k} early: {d:?}, published from {published_from:?}"
         );
-        assert!(after > last, "slots are distinct and ordered");
-        last = after;
+        assert!(
+            d.lo <= (published_by + iv * k).max(d.hi) + MS,
+            "slot {k} late: {d:?}, published by {published_by:?}"
+        );
+    }
+    for pair in dues[8..].windows(2) {
+        assert!(pair[1].lo + MS >= pair[0].lo, "slots are ordered: {pair:?}");
+        if !pair[0].after.is_zero() && !pair[1].after.is_zero() {
+            assert!(
+                spaced_by(pair[0], pair[1], iv, MS),
+                "one interval apart: {pair:?}"
+            );
+        }
     }
 }
 
@@ -70,20 +89,32 @@ async fn one_refusal_pauses_every_member_and_they_leave_one_interval_apart() {
         members.push(member(&server.url()).await);
     }
     go_after(members[0].reserve(&s).await.unwrap());
-    members[0].publish(&s, &ok_lesson(20, 1, 19)).await.unwrap();
+    let iv = members[0]
+        .publish(&s, &ok_lesson(20, 1, 19))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(iv, Duration::from_micros(51_000));
+    let mut clock = RedisClock::connect(&server.url()).await;
+    let refused_from = clock.now().await;
     members[1]
         .publish(&s, &refusal(Duration::from_millis(400)))
         .await
         .unwrap();
-    let mut afters = Vec::new();
+    let refused_by = clock.now().await;
+    let mut dues = Vec::new();
     for m in &members {
-        afters.push(go_after(m.reserve(&s).await.unwrap()));
+        dues.push(reserve_timed(&mut clock, m, &s).await);
     }
-    assert!(afters[0] >= 350 * MS && afters[0] <= 400 * MS, "{afters:?}");
-    for pair in afters.windows(2) {
-        let gap = pair[1].saturating_sub(pair[0]);
-        // One interval (51 ms) apart, less the Redis time between two calls.
-        assert!(gap >= 40 * MS && gap <= 51 * MS, "no stampede: {afters:?}");
+    // The first leaves when the 400 ms pause ends (on Redis' clock)...
+    let pause = Duration::from_millis(400);
+    assert!(
+        dues[0].hi + MS >= refused_from + pause && dues[0].lo <= refused_by + pause + MS,
+        "{dues:?}, refused {refused_from:?}..{refused_by:?}"
+    );
+    // ...and the others one interval (51 ms) apart each: no stampede.
+    for pair in dues.windows(2) {
+        assert!(spaced_by(pair[0], pair[1], iv, MS), "no stampede: {dues:?}");
     }
 }
 

@@ -65,3 +65,55 @@ pub fn go_after(r: Reservation) -> Duration {
         other => panic!("expected a slot, got {other:?}"),
     }
 }
+
+/// Redis' own clock (`TIME`), which the scripts use: tests bound each
+/// slot's due time by readings taken around the call instead of assuming
+/// how much time passes on a loaded machine.
+pub struct RedisClock(redis::aio::MultiplexedConnection);
+
+impl RedisClock {
+    pub async fn connect(url: &str) -> Self {
+        let client = redis::Client::open(url).expect("redis url");
+        Self(
+            client
+                .get_multiplexed_async_connection()
+                .await
+                .expect("connect to redis"),
+        )
+    }
+
+    /// Redis `TIME`, since the epoch.
+    pub async fn now(&mut self) -> Duration {
+        let (s, us): (u64, u64) = redis::cmd("TIME")
+            .query_async(&mut self.0)
+            .await
+            .expect("TIME");
+        Duration::from_secs(s) + Duration::from_micros(us)
+    }
+}
+
+/// A slot's due time on Redis' clock, known to lie in `lo..=hi`: the
+/// script read `TIME` somewhere between the two readings around the call.
+#[derive(Debug, Clone, Copy)]
+pub struct Due {
+    pub lo: Duration,
+    pub hi: Duration,
+    pub after: Duration,
+}
+
+pub async fn reserve_timed(clock: &mut RedisClock, fleet: &RedisFleet, scope: &str) -> Due {
+    let before = clock.now().await;
+    let after = go_after(fleet.reserve(scope).await.unwrap());
+    let end = clock.now().await;
+    Due {
+        lo: before + after,
+        hi: end + after,
+        after,
+    }
+}
+
+/// Whether two slots due at `a` then `b` can be `gap` apart, within the
+/// uncertainty of both readings and `slack` for rounding.
+pub fn spaced_by(a: Due, b: Due, gap: Duration, slack: Duration) -> bool {
+    b.lo.saturating_sub(a.hi) <= gap + slack && b.hi.saturating_sub(a.lo) + slack >= gap
+}
