@@ -28,13 +28,16 @@ impl Default for BreakerSettings {
 }
 
 /// Closed (calling Redis), open until an instant, or half-open (one trial
-/// call in progress).
+/// call in progress since an instant). A trial whose outcome never comes
+/// (its caller's future was dropped mid-call) expires after `open_for`,
+/// and the next caller gets a new trial: the breaker never stays open for
+/// good.
 #[derive(Debug)]
 pub(crate) struct Breaker {
     settings: BreakerSettings,
     failures: u32,
     open_until: Option<Instant>,
-    trial: bool,
+    trial_since: Option<Instant>,
 }
 
 impl Breaker {
@@ -43,7 +46,7 @@ impl Breaker {
             settings,
             failures: 0,
             open_until: None,
-            trial: false,
+            trial_since: None,
         }
     }
 
@@ -52,8 +55,8 @@ impl Breaker {
     pub(crate) fn allows(&mut self, now: Instant) -> bool {
         match self.open_until {
             None => true,
-            Some(until) if now >= until && !self.trial => {
-                self.trial = true;
+            Some(until) if now >= until && self.trial_free(now) => {
+                self.trial_since = Some(now);
                 true
             }
             Some(_) => false,
@@ -65,14 +68,21 @@ impl Breaker {
         let was_open = self.open_until.is_some();
         self.failures = 0;
         self.open_until = None;
-        self.trial = false;
+        self.trial_since = None;
         was_open
+    }
+
+    /// No trial in progress, or the one in progress was abandoned: no
+    /// outcome within `open_for` of its start.
+    fn trial_free(&self, now: Instant) -> bool {
+        self.trial_since
+            .is_none_or(|since| now.saturating_duration_since(since) >= self.settings.open_for)
     }
 
     /// A call failed or missed its deadline.
     pub(crate) fn failure(&mut self, now: Instant) {
         self.failures = self.failures.saturating_add(1);
-        self.trial = false;
+        self.trial_since = None;
         if self.failures >= self.settings.failures_to_open || self.open_until.is_some() {
             self.open_until = Some(now + self.settings.open_for);
         }
@@ -170,6 +180,25 @@ mod tests {
             b.allows(later) && b.allows(later),
             "closed: every call goes"
         );
+    }
+
+    #[test]
+    fn an_abandoned_trial_does_not_keep_the_breaker_open() {
+        let t0 = Instant::now();
+        let mut b = Breaker::new(BreakerSettings::default());
+        b.failure(t0);
+        b.failure(t0);
+        let trial = t0 + Duration::from_secs(1);
+        assert!(b.allows(trial), "the trial call");
+        // Its caller is dropped: neither success() nor failure() comes.
+        assert!(!b.allows(trial + Duration::from_millis(999)));
+        assert!(
+            b.allows(trial + Duration::from_secs(1)),
+            "a new trial once the abandoned one is older than open_for"
+        );
+        assert!(!b.allows(trial + Duration::from_secs(1)), "one at a time");
+        assert!(b.success());
+        assert!(b.allows(trial + Duration::from_secs(1)));
     }
 
     #[test]
