@@ -238,3 +238,37 @@ async fn a_stopped_redis_misses_the_deadline_and_an_empty_one_relearns() {
         "{answer:?}"
     );
 }
+
+#[tokio::test]
+async fn a_slot_further_than_the_caller_waits_is_not_reserved() {
+    let server = redis();
+    let (fleet, other) = (member(&server.url()).await, member(&server.url()).await);
+    let s = scope("too-far");
+    go_after(fleet.reserve(&s).await.unwrap());
+    // 10 per second, none left: the next slot is over an interval away.
+    let iv = fleet
+        .publish(&s, &ok_lesson(10, 1, 0))
+        .await
+        .unwrap()
+        .unwrap();
+    let mut clock = RedisClock::connect(&server.url()).await;
+    let first = reserve_timed(&mut clock, &other, &s).await;
+    assert!(first.after > iv, "{first:?}");
+    // Many callers that would wait at most one interval: each is told how
+    // far the slot is, and none of them takes it.
+    for _ in 0..20 {
+        match fleet.reserve_within(&s, Some(iv)).await.unwrap() {
+            Reservation::TooFar { after } => assert!(after > iv, "{after:?}"),
+            other => panic!("expected TooFar, got {other:?}"),
+        }
+    }
+    // So the next slot is still exactly one interval after the first one.
+    let next = reserve_timed(&mut clock, &other, &s).await;
+    assert!(spaced_by(first, next, iv, MS), "{first:?} then {next:?}");
+    // A caller willing to wait that long gets a slot.
+    let within = fleet
+        .reserve_within(&s, Some(Duration::from_secs(10)))
+        .await
+        .unwrap();
+    assert!(matches!(within, Reservation::Go { .. }), "{within:?}");
+}

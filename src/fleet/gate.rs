@@ -49,11 +49,15 @@ impl FleetGate {
 
     /// Before a send at `at`: the fleet's slot when Redis answers in time,
     /// the local engine (and a cut share of the last shared rate) when not.
+    /// `longest` is the longest wait the caller accepts: a slot further
+    /// away is not reserved, and its wait is returned for the caller to
+    /// give up on.
     pub(crate) async fn admit(
         &self,
         engine: &Engine,
         handle: &ScopeHandle,
         at: Instant,
+        longest: Duration,
         turn: &mut Turn,
     ) -> Admit {
         if let Some(slot) = turn.held {
@@ -71,7 +75,7 @@ impl FleetGate {
         // in a row by default), so one late answer on a busy machine costs
         // one more call, not a blind send.
         while self.local().breaker.allows(crate::service::now()) {
-            let answer = self.store.reserve(scope).await;
+            let answer = self.store.reserve_within(scope, Some(longest)).await;
             let now = crate::service::now();
             let reservation = match answer {
                 Ok(reservation) => reservation,
@@ -107,6 +111,11 @@ impl FleetGate {
                 Reservation::AskAgain { after } => Admit::After {
                     wait: after,
                     reason: WaitReason::Paused,
+                },
+                // Beyond `longest`: the caller gives up on this wait.
+                Reservation::TooFar { after } => Admit::After {
+                    wait: after,
+                    reason: WaitReason::Pacing,
                 },
             };
         }

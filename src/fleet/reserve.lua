@@ -2,10 +2,14 @@
 -- KEYS[1] hash: the scope's shared state; KEYS[2] sorted set: members seen.
 -- ARGV[1] member id, ARGV[2] probe lease ms, ARGV[3] poll ms,
 -- ARGV[4] gap ms between sends leaving a pause while no rate is known,
--- ARGV[5] member window ms, ARGV[6] key TTL ms, ARGV[7] headroom ms.
+-- ARGV[5] member window ms, ARGV[6] key TTL ms, ARGV[7] headroom ms,
+-- ARGV[8] longest wait the caller accepts, in microseconds (-1: any).
 -- Returns {kind, wait_us, members, interval_us, probe}:
 --   kind 0: a slot is reserved for this caller; send after wait_us.
 --   kind 1: nothing is known yet and another process probes; ask again after wait_us.
+--   kind 2: the next slot is further than the caller accepts (wait_us):
+--     nothing is reserved (GCRA deny without update), so a caller that
+--     gives up does not push everyone else's slots later.
 --   probe 1: this caller probes: publish after its response, whatever it says.
 -- Time is Redis TIME only, in milliseconds with fractions.
 local clock = redis.call('TIME')
@@ -13,6 +17,10 @@ local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
 local lease, poll, gap = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local ttl = tonumber(ARGV[6])
 local headroom = tonumber(ARGV[7])
+local longest = tonumber(ARGV[8])
+local function too_far(at)
+  return longest >= 0 and (at - now) * 1000 > longest
+end
 
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[5]))
@@ -49,6 +57,9 @@ if iv then
   -- refill is lost while a full bucket waits for sends still on their way.
   local hold = math.min(math.ceil(headroom / iv), burst - 1) * iv
   at = math.max(now, pause, tat - (burst - 1) * iv + hold)
+  if too_far(at) then
+    return {2, math.ceil((at - now) * 1000), members, math.floor(iv * 1000), 0}
+  end
   tat = math.max(tat, at) + iv
 else
   -- No rate known: go at once unless a pause is on or its queue drains;
@@ -56,6 +67,9 @@ else
   at = math.max(now, pause, tat)
   if at <= now then
     return {0, 0, members, 0, 0}
+  end
+  if too_far(at) then
+    return {2, math.ceil((at - now) * 1000), members, 0, 0}
   end
   tat = at + gap
 end

@@ -54,6 +54,13 @@ pub enum Reservation {
         /// Wait before asking again.
         after: Duration,
     },
+    /// The next slot is `after` away, further than the caller said it
+    /// would wait ([`RedisFleet::reserve_within`]). Nothing was reserved,
+    /// so giving up does not delay anyone else's slot.
+    TooFar {
+        /// How far away the next slot is.
+        after: Duration,
+    },
 }
 
 /// One store shared by any number of processes: the pause, the learned
@@ -354,8 +361,25 @@ impl RedisFleet {
         self.inner.settings.breaker
     }
 
-    /// Reserve a send slot on `scope`: one script, one round trip.
+    /// Reserve a send slot on `scope`: one script, one round trip. The
+    /// caller takes whatever slot comes (see [`reserve_within`](Self::reserve_within)).
     pub async fn reserve(&self, scope: &str) -> Result<Reservation, FleetError> {
+        self.reserve_within(scope, None).await
+    }
+
+    /// Reserve a send slot on `scope` only if it is at most `longest`
+    /// away (`None`: any; capped at one hour, the longest wait a script
+    /// answer may carry); otherwise [`Reservation::TooFar`], and nothing is
+    /// reserved. A caller that would give up at a far slot asks this way,
+    /// so abandoned reservations do not push the whole fleet's slots later.
+    pub async fn reserve_within(
+        &self,
+        scope: &str,
+        longest: Option<Duration>,
+    ) -> Result<Reservation, FleetError> {
+        let longest_us = longest.map_or(-1, |longest| {
+            i64::try_from(longest.min(Duration::from_secs(3600)).as_micros()).unwrap_or(i64::MAX)
+        });
         let s = &self.inner.settings;
         let keys = ScopeKeys::new(&s.prefix, scope);
         let mut invocation = self.inner.reserve.key(&keys.state);
@@ -367,7 +391,8 @@ impl RedisFleet {
             .arg(millis(s.gap))
             .arg(millis(s.member_window))
             .arg(millis(s.ttl))
-            .arg(millis(s.headroom));
+            .arg(millis(s.headroom))
+            .arg(longest_us);
         let reply: Vec<i64> = self.invoke(&invocation).await?;
         let [kind, wait_us, members, interval_us, probe] = reply[..] else {
             return Err(FleetError::reply());
@@ -380,6 +405,7 @@ impl RedisFleet {
                 interval: (interval_us > 0).then(|| micros(interval_us)),
                 probe: probe == 1,
             },
+            2 => Reservation::TooFar { after },
             _ => Reservation::AskAgain { after },
         })
     }

@@ -98,7 +98,18 @@ pub(crate) fn execute<'a, T: Transport>(
             let ticket = loop {
                 #[cfg(feature = "redis")]
                 let admitted = match &core.settings.fleet {
-                    Some(fleet) => Box::pin(fleet.admit(engine, &handle, at, &mut turn)).await,
+                    Some(fleet) => {
+                        // The longest wait this send accepts: a slot further
+                        // away is not reserved (see `Reservation::TooFar`).
+                        let attempt =
+                            limit(Attempt::new(progress.attempts + 1, retryable, started));
+                        let longest = attempt
+                            .deadline(config)
+                            .and_then(|deadline| started.checked_add(deadline))
+                            .map_or(Duration::MAX, |end| end.saturating_duration_since(at))
+                            .min(attempt.max_wait(config));
+                        Box::pin(fleet.admit(engine, &handle, at, longest, &mut turn)).await
+                    }
                     None => engine.admit_in(&handle, at),
                 };
                 #[cfg(not(feature = "redis"))]
