@@ -5,7 +5,7 @@ mod fleet_support;
 
 use std::time::Duration;
 
-use courteous::fleet::Reservation;
+use courteous::fleet::{RedisFleet, Reservation};
 use fleet_support::*;
 
 const MS: Duration = Duration::from_millis(1);
@@ -271,4 +271,33 @@ async fn a_slot_further_than_the_caller_waits_is_not_reserved() {
         .await
         .unwrap();
     assert!(matches!(within, Reservation::Go { .. }), "{within:?}");
+}
+
+#[tokio::test]
+async fn a_looser_policy_is_ignored_until_the_shared_one_goes_unconfirmed_for_a_ttl() {
+    let server = redis();
+    let fleet = RedisFleet::builder(server.url())
+        .deadline(Duration::from_secs(2))
+        .key_ttl(Duration::from_secs(1))
+        .connect()
+        .await
+        .unwrap();
+    let s = scope("policy");
+    go_after(fleet.reserve(&s).await.unwrap());
+    let tight = fleet.publish(&s, &ok_lesson(10, 1, 9)).await.unwrap();
+    assert_eq!(tight, Some(Duration::from_micros(102_000)));
+    // A stale or foreign reading says 20 per second: the fleet stays at 10.
+    let merged = fleet.publish(&s, &ok_lesson(20, 1, 19)).await.unwrap();
+    assert_eq!(merged, tight, "a looser reading does not loosen the rate");
+    // A tighter one (5 per second) moves it at once.
+    let tighter = fleet.publish(&s, &ok_lesson(5, 1, 4)).await.unwrap();
+    assert_eq!(tighter, Some(Duration::from_micros(204_000)));
+    // Nothing confirms 5 per second for longer than the key TTL (1 s) while
+    // the scope stays in use: the looser reading is the server's new policy.
+    for _ in 0..6 {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        fleet.reserve(&s).await.unwrap();
+    }
+    let adopted = fleet.publish(&s, &ok_lesson(20, 1, 19)).await.unwrap();
+    assert_eq!(adopted, Some(Duration::from_micros(51_000)));
 }

@@ -7,7 +7,10 @@
 //! - **the pause**: one 429 anywhere pauses the whole fleet until its hint;
 //! - **what was learned**: the policy's limit and window (so its rate), the
 //!   kind of quota, and the last `remaining`, merged so that a stale
-//!   reading only ever tightens;
+//!   reading only ever tightens (the longer interval and the smaller burst
+//!   win); a looser policy replaces the shared one only once that went
+//!   unconfirmed by any reading for a whole key TTL ([`RedisFleetBuilder::key_ttl`]), the
+//!   sign that the server's policy really changed;
 //! - **send slots**: a GCRA reservation (a theoretical arrival time) made by
 //!   one Lua script, one round trip per send. Time is Redis `TIME` only, so
 //!   processes on skewed clocks agree. Waiting processes hold distinct slots
