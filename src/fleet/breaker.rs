@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// Breaker settings. Defaults: open after 2 failures in a row, for 1 s.
+/// [`RedisFleetBuilder::breaker`](super::RedisFleetBuilder::breaker) clamps
+/// them to [`MAX_FAILURES_TO_OPEN`] and [`MAX_OPEN_FOR`].
 ///
 /// Two, not one: a single timed-out call on a loaded machine should cost
 /// one deadline, not a second of local pacing. One second: long enough that
@@ -16,6 +18,25 @@ pub struct BreakerSettings {
     pub failures_to_open: u32,
     /// How long an open breaker skips Redis before one trial call.
     pub open_for: Duration,
+}
+
+/// At most 100 failures in a row before the breaker opens (at least 1): a
+/// breaker that never opens would make a stopped Redis cost every call its
+/// deadline.
+pub const MAX_FAILURES_TO_OPEN: u32 = 100;
+
+/// At most one hour open: past that, a fleet apart that long has long
+/// forgotten what it shared (the keys' default TTL is 10 min).
+pub const MAX_OPEN_FOR: Duration = Duration::from_secs(3600);
+
+impl BreakerSettings {
+    /// These settings within their bounds.
+    pub(crate) fn clamped(self) -> Self {
+        Self {
+            failures_to_open: self.failures_to_open.clamp(1, MAX_FAILURES_TO_OPEN),
+            open_for: self.open_for.min(MAX_OPEN_FOR),
+        }
+    }
 }
 
 impl Default for BreakerSettings {
@@ -84,7 +105,7 @@ impl Breaker {
         self.failures = self.failures.saturating_add(1);
         self.trial_since = None;
         if self.failures >= self.settings.failures_to_open || self.open_until.is_some() {
-            self.open_until = Some(now + self.settings.open_for);
+            self.open_until = Some(crate::engine::later(now, self.settings.open_for));
         }
     }
 }
@@ -199,6 +220,33 @@ mod tests {
         assert!(!b.allows(trial + Duration::from_secs(1)), "one at a time");
         assert!(b.success());
         assert!(b.allows(trial + Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn absurd_settings_neither_panic_nor_lock_redis_out() {
+        let t0 = Instant::now();
+        let mut b = Breaker::new(BreakerSettings {
+            failures_to_open: 1,
+            open_for: Duration::MAX,
+        });
+        b.failure(t0);
+        assert!(!b.allows(t0 + Duration::from_secs(3600)));
+        let clamped = BreakerSettings {
+            failures_to_open: u32::MAX,
+            open_for: Duration::MAX,
+        }
+        .clamped();
+        assert_eq!(clamped.failures_to_open, MAX_FAILURES_TO_OPEN);
+        assert_eq!(clamped.open_for, MAX_OPEN_FOR);
+        let mut b = Breaker::new(clamped);
+        for _ in 0..MAX_FAILURES_TO_OPEN {
+            b.failure(t0);
+        }
+        assert!(!b.allows(t0), "opens after the capped count");
+        assert!(
+            b.allows(t0 + MAX_OPEN_FOR),
+            "and tries again within the cap"
+        );
     }
 
     #[test]

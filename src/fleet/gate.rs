@@ -102,7 +102,7 @@ impl FleetGate {
                     if after.is_zero() {
                         return engine.admit_unpaced_in(handle, now);
                     }
-                    turn.held = Some(now + after);
+                    turn.held = Some(crate::engine::later(now, after));
                     Admit::After {
                         wait: after,
                         reason: WaitReason::Pacing,

@@ -58,11 +58,11 @@ mod keys;
 mod lesson;
 mod store;
 
-pub use breaker::{BreakerSettings, FALLBACK_SHARE};
+pub use breaker::{BreakerSettings, FALLBACK_SHARE, MAX_FAILURES_TO_OPEN, MAX_OPEN_FOR};
 pub use error::FleetError;
 pub use lesson::{Lesson, QuotaKind};
 pub use store::{
-    DEFAULT_DEADLINE, DEFAULT_PREFIX, FIRST_CALL_FACTOR, FleetCounters, RedisFleet,
+    DEFAULT_DEADLINE, DEFAULT_PREFIX, FIRST_CALL_FACTOR, FleetCounters, MAX_KEY_TTL, RedisFleet,
     RedisFleetBuilder, Reservation,
 };
 

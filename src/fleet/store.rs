@@ -30,6 +30,12 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(20);
 /// starting many processes at once.
 pub const FIRST_CALL_FACTOR: u32 = 10;
 
+/// The longest key TTL ([`RedisFleetBuilder::key_ttl`]): one day. Far
+/// beyond any quota window worth sharing, and the scripts' millisecond
+/// arithmetic stays exact (Lua prints numbers from 1e14 on as exponents,
+/// which `PEXPIRE` refuses).
+pub const MAX_KEY_TTL: Duration = Duration::from_secs(86_400);
+
 /// Default key prefix: every key is `courteous:v1:{<scope digest>}:…`.
 pub const DEFAULT_PREFIX: &str = "courteous:v1";
 
@@ -188,7 +194,7 @@ impl RedisFleetBuilder {
     /// When to stop calling Redis for a while (default: after 2 failures in
     /// a row, for 1 s; see [`BreakerSettings`]).
     pub fn breaker(mut self, breaker: BreakerSettings) -> Self {
-        self.settings.breaker = breaker;
+        self.settings.breaker = breaker.clamped();
         self
     }
 
@@ -217,9 +223,10 @@ impl RedisFleetBuilder {
     }
 
     /// How long keys live after their last use (default 10 min; a pause or
-    /// a slot queue further out extends it).
+    /// a slot queue further out extends it). Clamped to 1 s ..= 1 day
+    /// ([`MAX_KEY_TTL`]).
     pub fn key_ttl(mut self, ttl: Duration) -> Self {
-        self.settings.ttl = ttl.max(Duration::from_secs(1));
+        self.settings.ttl = ttl.clamp(Duration::from_secs(1), MAX_KEY_TTL);
         self
     }
 
@@ -472,6 +479,24 @@ fn micros(us: i64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absurd_settings_are_clamped() {
+        let builder = RedisFleet::builder("redis://127.0.0.1:1")
+            .key_ttl(Duration::MAX)
+            .breaker(BreakerSettings {
+                failures_to_open: 0,
+                open_for: Duration::MAX,
+            });
+        assert_eq!(builder.settings.ttl, MAX_KEY_TTL);
+        assert_eq!(builder.settings.breaker.failures_to_open, 1);
+        assert_eq!(
+            builder.settings.breaker.open_for,
+            super::super::MAX_OPEN_FOR
+        );
+        let short = RedisFleet::builder("redis://127.0.0.1:1").key_ttl(Duration::ZERO);
+        assert_eq!(short.settings.ttl, Duration::from_secs(1));
+    }
 
     #[test]
     fn urls_name_one_server_or_a_cluster() {
