@@ -301,3 +301,28 @@ async fn a_looser_policy_is_ignored_until_the_shared_one_goes_unconfirmed_for_a_
     let adopted = fleet.publish(&s, &ok_lesson(20, 1, 19)).await.unwrap();
     assert_eq!(adopted, Some(Duration::from_micros(51_000)));
 }
+
+#[tokio::test]
+async fn a_probe_that_failed_before_any_answer_hands_probing_on() {
+    let server = redis();
+    let (a, b) = (member(&server.url()).await, member(&server.url()).await);
+    let s = scope("release");
+    assert!(matches!(
+        a.reserve(&s).await.unwrap(),
+        Reservation::Go { probe: true, .. }
+    ));
+    assert!(matches!(
+        b.reserve(&s).await.unwrap(),
+        Reservation::AskAgain { .. }
+    ));
+    // A's send failed at the transport level: it releases its probe lease,
+    // and B probes next instead of waiting the lease out; still one at a time.
+    a.release_probe(&s).await.unwrap();
+    let next = b.reserve(&s).await.unwrap();
+    assert!(
+        matches!(next, Reservation::Go { probe: true, .. }),
+        "{next:?}"
+    );
+    let third = a.reserve(&s).await.unwrap();
+    assert!(matches!(third, Reservation::AskAgain { .. }), "{third:?}");
+}

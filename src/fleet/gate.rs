@@ -158,6 +158,21 @@ impl FleetGate {
         }
     }
 
+    /// After a send that failed before any response (transport error): a
+    /// probe releases its lease, so the others need not wait it out.
+    pub(crate) async fn abandon(&self, handle: &ScopeHandle, turn: &mut Turn) {
+        if !std::mem::take(&mut turn.probe) || !self.local().breaker.allows(crate::service::now()) {
+            return;
+        }
+        match self.store.release_probe(handle.scope().as_str()).await {
+            Ok(()) => self.answered(),
+            Err(error) => {
+                tracing::debug!(%error, "courteous: fleet store unavailable; probe lease left to expire");
+                self.local().breaker.failure(crate::service::now());
+            }
+        }
+    }
+
     fn answered(&self) {
         let mut local = self.local();
         if local.breaker.success() {

@@ -439,6 +439,26 @@ impl RedisFleet {
         Ok((interval_us > 0).then(|| micros(interval_us)))
     }
 
+    /// Give up this process's probe on `scope` (its send failed before the
+    /// server said anything): the next reservation probes instead of every
+    /// member waiting out the probe lease. Nothing is learned, so the fleet
+    /// still sends one probe at a time. (Should this process's lease have
+    /// run out and another process probe already, that one's lease goes
+    /// too: at worst two probes at once, never a blind herd.)
+    pub async fn release_probe(&self, scope: &str) -> Result<(), FleetError> {
+        let keys = ScopeKeys::new(&self.inner.settings.prefix, scope);
+        let call = async {
+            let mut cmd = redis::cmd("HDEL");
+            cmd.arg(&keys.state).arg("probe");
+            let _: i64 = match &self.inner.connection {
+                Connection::Single(c) => cmd.query_async(&mut c.clone()).await?,
+                Connection::Cluster(c) => cmd.query_async(&mut c.clone()).await?,
+            };
+            Ok(())
+        };
+        self.timed(call).await
+    }
+
     /// A `PING` through the same connection, within the same deadline (the
     /// floor the store calls are compared with).
     pub async fn ping(&self) -> Result<(), FleetError> {

@@ -252,6 +252,10 @@ pub(crate) fn execute<'a, T: Transport>(
                     let err: BoxError = err.into();
                     let transient = classify::is_transient(&*err);
                     let verdict = engine.on_transport_error(ticket, received, transient, &attempt);
+                    #[cfg(feature = "redis")]
+                    if let Some(fleet) = &core.settings.fleet {
+                        Box::pin(fleet.abandon(&handle, &mut turn)).await;
+                    }
                     match (verdict, backup) {
                         (Verdict::Retry { after, reason }, Some(next)) => {
                             tracing::debug!(
