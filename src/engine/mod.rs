@@ -340,6 +340,13 @@ impl Engine {
         })
     }
 
+    /// How long `handle`'s local pause still holds at `now`, if one does
+    /// (asked before a fleet reservation, so a paused process does not
+    /// reserve a shared slot it cannot use).
+    pub(crate) fn paused_for_in(&self, handle: &ScopeHandle, now: Instant) -> Option<Duration> {
+        lock(&handle.slot).paused_for(now)
+    }
+
     /// Records that a request to `scope` slept `waited` before a send.
     pub fn record_wait(&self, scope: &Scope, waited: Duration) {
         let slot = lock(&self.shared.scopes).all.get(scope).cloned();

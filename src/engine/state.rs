@@ -98,6 +98,13 @@ impl ScopeState {
         Ok(seq)
     }
 
+    /// How long this scope's pause still holds at `now`, if one does.
+    pub(crate) fn paused_for(&self, now: Instant) -> Option<Duration> {
+        self.pause_until
+            .filter(|until| *until > now)
+            .map(|until| until - now)
+    }
+
     /// A send that will never report (cancelled).
     pub(crate) fn abandon(&mut self) {
         self.in_flight = self.in_flight.saturating_sub(1);

@@ -86,6 +86,10 @@ fn a_hint_pauses_the_whole_scope_and_is_honoured() {
         (ms(1400), WaitReason::Paused)
     );
     assert_eq!(admit_wait(&engine, &scope, t0 + ms(1499)).0, ms(1));
+    // Asked without admitting (a fleet asks before reserving a slot).
+    let handle = engine.handle("s", t0);
+    assert_eq!(engine.paused_for_in(&handle, t0 + ms(1000)), Some(ms(500)));
+    assert_eq!(engine.paused_for_in(&handle, t0 + ms(1500)), None);
     drop(admit_now(&engine, &scope, t0 + ms(1500)));
     // Another scope is not affected.
     drop(admit_now(&engine, &Scope::new("other"), t0 + ms(100)));

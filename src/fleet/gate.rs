@@ -70,6 +70,15 @@ impl FleetGate {
             turn.held = None;
             return engine.admit_unpaced_in(handle, at);
         }
+        // A local pause (this process was refused, or learned one) is asked
+        // first: a slot reserved now could not be used, and would be thrown
+        // away and reserved again on every turn of the loop.
+        if let Some(wait) = engine.paused_for_in(handle, at) {
+            return Admit::After {
+                wait,
+                reason: WaitReason::Paused,
+            };
+        }
         let scope = handle.scope().as_str();
         // A failed call is tried again until the breaker opens (2 failures
         // in a row by default), so one late answer on a busy machine costs
