@@ -411,3 +411,20 @@ fn transport_errors_retry_with_backoff_only_when_transient() {
         Verdict::GiveUp(GiveUpReason::NotRetryable)
     );
 }
+
+#[test]
+fn waits_and_give_ups_before_sending_are_counted() {
+    let engine = Engine::default();
+    let scope = Scope::new("http://counted");
+    let now = Instant::now();
+    let handle = engine.handle(scope.as_str(), now);
+    engine.record_wait(&scope, ms(30));
+    engine.record_wait_in(&handle, ms(20));
+    engine.record_give_up_in(&handle);
+    engine.record_give_up_in(&handle);
+    let stats = engine.scope_stats(&scope).expect("the scope was seen");
+    assert_eq!(stats.waits(), 2);
+    assert_eq!(stats.waited(), ms(50));
+    assert_eq!(stats.gave_up(), 2);
+    assert_eq!(stats.gave_up_before_send(), 2);
+}
