@@ -24,6 +24,9 @@ pub(crate) struct ScopeState {
     next_seq: u64,
     last_synced_seq: Option<u64>,
     consecutive_throttles: u32,
+    /// Sends from this sequence number on were admitted after the last
+    /// refusal paused the scope; refusals of earlier ones are not news.
+    pause_from_seq: Option<u64>,
     budget: Option<BudgetAccount>,
     /// Draws the backoff and the hint jitter (seeded: see [`Config::rng_seed`]).
     rng: SmallRng,
@@ -44,6 +47,7 @@ impl ScopeState {
             next_seq: 0,
             last_synced_seq: None,
             consecutive_throttles: 0,
+            pause_from_seq: None,
             budget: config.retry_budget.map(|b| BudgetAccount::new(b, now)),
             rng: match config.rng_seed {
                 Some(seed) => SmallRng::seed_from_u64(seed ^ fnv1a(key.as_bytes())),
@@ -190,7 +194,7 @@ impl ScopeState {
             }
             ResponseClass::Final => {
                 self.consecutive_throttles = 0;
-                self.pacer.on_success(now);
+                self.pacer.on_success(now, self.in_flight);
                 return Verdict::Return;
             }
         };
@@ -198,21 +202,16 @@ impl ScopeState {
         // Clamped for the arithmetic; a give-up still reports what was asked.
         let asked = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
         let hint = asked.map(|h| h.min(MAX_SERVER_WAIT));
-        self.pacer.on_throttle(now, hint);
-        // A hint is a floor: refused again after waiting what the server
-        // said (or told nothing, zero, a past date), back off as without one.
-        let backoff = config
-            .backoff
-            .draw_with(&mut self.rng, self.consecutive_throttles);
-        let pause = match hint {
-            Some(h) => h
-                .saturating_add(config.draw_hint_jitter(&mut self.rng, h))
-                .max(backoff),
-            None => backoff,
+        let until = if self.pause_from_seq.is_some_and(|from| seq < from) {
+            // Sent before the last refusal paused the scope: no news, only
+            // a hint that may reach further.
+            hint.map(|h| later(now, h))
+        } else {
+            Some(later(now, self.pause_after_refusal(config, now, hint)))
         };
-        self.consecutive_throttles = self.consecutive_throttles.saturating_add(1);
-        let until = later(now, pause);
-        self.pause_until = Some(self.pause_until.map_or(until, |p| p.max(until)));
+        if let Some(until) = until {
+            self.pause_until = Some(self.pause_until.map_or(until, |p| p.max(until)));
+        }
 
         if !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);
@@ -225,6 +224,31 @@ impl ScopeState {
         }
         let reason = RetryReason::Throttled { status, hint };
         self.retry_or_give_up(config, now, wait, attempt, reason)
+    }
+
+    /// The pause after a refusal that is news (its request was sent after
+    /// the previous one's pause began). A hint is a floor: refused again
+    /// after waiting what the server said (or told nothing, zero, a past
+    /// date), back off as without one. Without a hint, the wait is what the
+    /// pacer expects (a learned window's end, a reset), else
+    /// [`Config::unhinted_wait`] doubled per refusal in a row.
+    fn pause_after_refusal(
+        &mut self,
+        config: &Config,
+        now: Instant,
+        hint: Option<Duration>,
+    ) -> Duration {
+        let n = self.consecutive_throttles;
+        let expected = self.pacer.on_throttle(now, hint);
+        let floor = hint
+            .or(expected)
+            .unwrap_or_else(|| config.unhinted_wait_for(n));
+        let backoff = config.backoff.draw_with(&mut self.rng, n);
+        self.consecutive_throttles = n.saturating_add(1);
+        self.pause_from_seq = Some(self.next_seq);
+        floor
+            .saturating_add(config.draw_hint_jitter(&mut self.rng, floor))
+            .max(backoff)
     }
 
     /// A transport error for send `seq`; `retryable_error` says whether the

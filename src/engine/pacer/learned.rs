@@ -1,10 +1,23 @@
-//! The rate and burst learned from refusals, for a quota that states no
-//! policy (see the parent module's docs, point 2).
+//! The rate, burst and window learned from refusals, for a quota that
+//! states no policy (see the parent module's docs, point 2).
+//!
+//! Two measures, each an upper bound of the server's true one:
+//! - **the rate**, between two hinted refusals: every success in between
+//!   spent a unit refilled in between, so `successes / span` (span between
+//!   the instants the hints pointed to), and `successes / hint` from the
+//!   first refusal alone;
+//! - **the window's length** (a *cycle*): a burst that ran out came back
+//!   whole no later than the instant its refusal's hint pointed to, or,
+//!   for a bare refusal, than the next success. The span from the burst's
+//!   first success to that instant bounds the window, since the window
+//!   opened no earlier than that first success was sent. Bursts that did
+//!   not spend [`BURST_SPENT`] of the capacity say nothing of a window (a
+//!   bucket's hint is often the time to its next unit only).
 
 use std::time::{Duration, Instant};
 
 use super::super::time::later;
-use super::{MEASURE_HORIZON, secs};
+use super::{BURST_SPENT, MEASURE_HORIZON, secs};
 
 /// Where the current measurement starts: the instant a refusal's hint
 /// pointed to, and the successes counted since.
@@ -22,10 +35,15 @@ pub(super) struct Learned {
     anchor: Option<Anchor>,
     successes_since_throttle: u64,
     period: Option<Duration>,
+    /// The first success since the last refusal: when the burst began.
+    burst_start: Option<Instant>,
+    /// A burst a bare refusal ended, until the next success bounds its cycle.
+    refused_burst: Option<Instant>,
 }
 
 impl Learned {
-    /// Units per second, once a refusal (with a hint) or two told.
+    /// Units per second, once a refusal (with a hint) or two told, or a
+    /// window was measured (its burst over its length).
     pub(super) fn rate(&self) -> Option<f64> {
         self.rate
     }
@@ -40,47 +58,85 @@ impl Learned {
         self.successes_since_throttle
     }
 
-    /// A learned window's length: the shortest time a burst of
-    /// [`capacity`](Self::capacity) was seen to take to come back. Each
-    /// measure is an upper bound (whole-second hints round up, and our own
-    /// lateness after a pause lengthens the span), so the shortest is the
-    /// tightest.
+    /// A learned window's length: the shortest cycle measured (module docs).
     pub(super) fn period(&self) -> Option<Duration> {
         self.period
     }
 
-    fn measured(&mut self, rate: f64) {
-        self.rate = Some(rate);
-        let period = self
-            .capacity
-            .and_then(|c| Duration::try_from_secs_f64(c / rate).ok());
-        self.period = match (self.period, period) {
-            (Some(known), Some(new)) => Some(known.min(new)),
-            (known, new) => new.or(known),
-        };
+    /// Whether the burst since the last refusal spent most of the capacity.
+    fn burst_spent(&self) -> bool {
+        self.capacity
+            .is_some_and(|c| self.successes_since_throttle as f64 >= c * BURST_SPENT)
     }
 
-    /// One more success.
-    pub(super) fn on_success(&mut self) {
+    fn cycle(&mut self, span: Duration) {
+        if span.is_zero() {
+            return;
+        }
+        self.period = Some(self.period.map_or(span, |known| known.min(span)));
+    }
+
+    /// One more success at `now`; `true` when it confirmed the cycle of a
+    /// burst a bare or whole-second refusal ended (the quota comes back in
+    /// windows of [`period`](Self::period) from then on).
+    pub(super) fn on_success(&mut self, now: Instant) -> bool {
         self.successes_since_throttle += 1;
+        let measured = match self.refused_burst.take() {
+            Some(start) => {
+                self.cycle(now.saturating_duration_since(start));
+                self.burst_start = Some(now);
+                self.period.is_some()
+            }
+            None => {
+                self.burst_start.get_or_insert(now);
+                false
+            }
+        };
+        if measured
+            && self.rate.is_none()
+            && let (Some(capacity), Some(period)) = (self.capacity, self.period)
+        {
+            self.rate = Some(capacity / secs(period).max(f64::EPSILON));
+        }
+        measured
     }
 
-    /// A refusal at `now`, with the server's hint if any. Between two
-    /// refusals every success spent a unit refilled in between: `successes /
-    /// span` is the rate (span between the instants the hints pointed to).
-    /// The first refusal gives the burst, and `successes / hint`.
+    /// A refusal at `now`, with the server's hint if any (module docs).
     pub(super) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) {
+        // "Come back in 0 s" says nothing of when the units return.
+        let hint = hint.filter(|h| !h.is_zero());
         let next_unit_at = later(now, hint.unwrap_or(Duration::ZERO));
+        // A refusal with no measurement under way (or one too old) starts
+        // one: the burst since the last refusal is the capacity.
+        let fresh = self.anchor.is_none_or(|anchor| {
+            next_unit_at.saturating_duration_since(anchor.at) > MEASURE_HORIZON
+        });
+        if fresh && self.successes_since_throttle > 0 {
+            self.capacity = Some(self.successes_since_throttle as f64);
+        }
+        if let Some(start) = self.burst_start.take().filter(|_| self.burst_spent()) {
+            if let Some(h) = hint {
+                self.cycle(later(now, h).saturating_duration_since(start));
+            }
+            // A bare refusal, or a whole-second hint (too coarse to tell a
+            // bucket's next unit from a window's end, and paced alike: the
+            // burst once per hint): the next success confirms the window.
+            if hint.is_none_or(is_whole_seconds) {
+                self.refused_burst = Some(start);
+            }
+        }
         let successes = std::mem::take(&mut self.successes_since_throttle);
+        // Without a hint the span between refusals is our own backoff, not
+        // the server's refill: no rate from it.
+        if hint.is_none() {
+            return;
+        }
         match self.anchor.as_mut() {
-            Some(anchor)
-                if next_unit_at.saturating_duration_since(anchor.at) <= MEASURE_HORIZON =>
-            {
+            Some(anchor) if !fresh => {
                 anchor.successes += successes;
                 let span = secs(next_unit_at.saturating_duration_since(anchor.at));
                 if span > 0.0 && anchor.successes > 0 {
-                    let rate = anchor.successes as f64 / span;
-                    self.measured(rate);
+                    self.rate = Some(anchor.successes as f64 / span);
                 }
             }
             _ => {
@@ -88,15 +144,18 @@ impl Learned {
                     at: next_unit_at,
                     successes: 0,
                 });
-                if successes > 0 {
-                    self.capacity = Some(successes as f64);
-                    if let Some(h) = hint.filter(|h| !h.is_zero()) {
-                        self.measured(successes as f64 / secs(h));
-                    }
+                let span = secs(next_unit_at.saturating_duration_since(now));
+                if successes > 0 && span > 0.0 {
+                    self.rate = Some(successes as f64 / span);
                 }
             }
         }
     }
+}
+
+/// Whether a hint is a whole number of seconds (`Retry-After`'s unit).
+fn is_whole_seconds(hint: Duration) -> bool {
+    hint.subsec_nanos() == 0
 }
 
 #[cfg(test)]
@@ -112,14 +171,14 @@ mod tests {
         let t0 = Instant::now();
         let mut learned = Learned::default();
         for _ in 0..20 {
-            learned.on_success();
+            learned.on_success(t0);
         }
         // 20 successes, then refused: come back in 1 s.
         learned.on_throttle(t0, Some(ms(1000)));
         assert_eq!(learned.rate(), Some(20.0));
         assert_eq!(learned.capacity(), Some(20.0));
         for _ in 0..10 {
-            learned.on_success();
+            learned.on_success(t0);
         }
         // 10 more between the instants the two hints pointed to, 1 s apart.
         learned.on_throttle(t0 + ms(1900), Some(ms(100)));
@@ -133,11 +192,11 @@ mod tests {
     fn refusals_beyond_the_horizon_start_a_new_measurement() {
         let t0 = Instant::now();
         let mut learned = Learned::default();
-        learned.on_success();
+        learned.on_success(t0);
         learned.on_throttle(t0, Some(ms(1000)));
         assert_eq!(learned.rate(), Some(1.0));
         for _ in 0..5 {
-            learned.on_success();
+            learned.on_success(t0);
         }
         learned.on_throttle(t0 + MEASURE_HORIZON + ms(2000), None);
         assert_eq!(learned.rate(), Some(1.0), "kept, not measured over 31 s");

@@ -7,7 +7,8 @@
 //! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
 //! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`) | the observed refill rate; a refused probe: fixed windows, as above |
-//! | no quota: `Retry-After` or bare 429s | refusals only | the rate and burst learned from refusals (below, 2) |
+//! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
+//! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //!
 //! The mirror is a token estimate `E` that refills at a rate and is spent one
 //! unit per send (so requests in flight are reserved: C concurrent tasks do
@@ -28,6 +29,15 @@
 //!    first refusal alone gives `successes before it / hint`: exact for a
 //!    burst-then-wait server whose hint is the time until it is full again;
 //!    too high otherwise, which the second refusal corrects.
+//!    A refusal that ends a spent burst also bounds the quota's *cycle*:
+//!    the burst came back whole by the instant the hint pointed to (or, for
+//!    a bare refusal, by the next success), counted from the burst's first
+//!    success. A whole-second hint cannot tell a bucket's next unit from a
+//!    window's end, and a bare refusal tells nothing, so once the success
+//!    after it confirms the cycle the client spends the burst and waits for
+//!    the cycle's end (point 6's learned windows), a bucket included (it
+//!    refills the burst within the cycle too). A bare refusal before any
+//!    cycle is known waits [`Config::unhinted_wait`](crate::Config::unhinted_wait).
 //!
 //! 3. **Sharing.** A refusal although the policy rate said a unit was there
 //!    means others spend the same quota (other processes on one API key).
@@ -354,10 +364,15 @@ impl Pacer {
         }
     }
 
-    /// A non-throttled response: one more unit the server granted.
-    pub(crate) fn on_success(&mut self, now: Instant) {
-        self.open_learned_window(now);
-        self.learned.on_success();
+    /// A non-throttled response received at `now`, with `others` of our
+    /// requests still in flight: one more unit the server granted.
+    pub(crate) fn on_success(&mut self, now: Instant, others: u32) {
+        // The first success after a bare (or whole-second) refusal confirms
+        // the window: from now on, spend the burst and wait for its end.
+        if self.learned.on_success(now) && self.policy_capacity.is_none() {
+            self.window.recognise();
+        }
+        self.open_learned_window(now, others);
         self.successes += 1;
         self.sharing.on_success();
         if let Refill::Probing { rate, .. } = self.refill {
@@ -370,7 +385,7 @@ impl Pacer {
     /// Windows learned from refusals (no quota numbers): the first success
     /// after a window's end opens the next one, its burst spent from now on
     /// and nothing back until `now + period` (see the module docs, 2).
-    fn open_learned_window(&mut self, now: Instant) {
+    fn open_learned_window(&mut self, now: Instant, others: u32) {
         if !self.window.is_known() || self.policy_capacity.is_some() {
             return;
         }
@@ -381,7 +396,9 @@ impl Pacer {
             return;
         }
         self.window.open(now, period);
-        let tokens = self.available(now).unwrap_or(0.0);
+        // The window's burst, less this success's unit and one per request
+        // still in flight (sent into the new window too).
+        let tokens = self.capacity().unwrap_or(1.0) - 1.0 - f64::from(others);
         self.estimate = Some(Estimate {
             tokens,
             at: now,
@@ -390,8 +407,20 @@ impl Pacer {
         });
     }
 
-    /// A throttled response received at `now`, with the server's hint if any.
-    pub(crate) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) {
+    /// A throttled response received at `now`, with the server's hint if
+    /// any. Returns how long until the mirror expects a unit back, when it
+    /// knows (a window's end, a rate, a reset): the wait to use when the
+    /// server gave no hint.
+    pub(crate) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) -> Option<Duration> {
+        self.refused(now, hint);
+        if self.rate().is_none() && self.estimate.is_none_or(|e| e.reset_at.is_none()) {
+            return None;
+        }
+        // What `admit` would answer now, without taking a unit or a probe.
+        self.clone().take_unit(now).err()
+    }
+
+    fn refused(&mut self, now: Instant, hint: Option<Duration>) {
         self.last_reading = None;
         match self.refill {
             Refill::Probing { .. } | Refill::Continuous { measured: false } => {
@@ -407,8 +436,7 @@ impl Pacer {
         // Without quota numbers: refused again (with a hint) after spending
         // most of the burst learned from the first refusal, the units come
         // back at once (a window), not at the rate; from now on, burst then
-        // wait. (Bare refusals leave it to the backoff: without a hint, a
-        // window's length is never measured.)
+        // wait. (Bare refusals: see `on_success`.)
         let burst_spent = self
             .learned
             .capacity()
