@@ -444,7 +444,7 @@ fn bare_refusals_wait_the_unhinted_wait_doubling() {
     );
     let scope = Scope::new("s");
     let mut now = Instant::now();
-    let mut refuse = |now: Instant, n: u32| {
+    let refuse = |now: Instant, n: u32| {
         let ticket = admit_now(&engine, &scope, now);
         retry_after(&engine.on_response(
             ticket,
