@@ -150,7 +150,9 @@ impl Default for Backoff {
 ///
 /// A refusal without any hint takes its hint from what the scope learned
 /// (a learned window's end, the reset of the quota headers), else from
-/// [`unhinted_wait`](Self::unhinted_wait): `min(20 s, 1 s · 2ⁿ)` by default.
+/// [`unhinted_wait`](Self::unhinted_wait): `min(20 s, 1 s · 2ⁿ)` by default
+/// (jittered from the second refusal in a row on: the first one's wait is
+/// exact, since the success after it measures the quota's cycle).
 /// One second is the least a server can say with `Retry-After` and what
 /// the original experiment's reference client waits, and a quota that
 /// refuses bare (no header at all) most often counts per second: so the

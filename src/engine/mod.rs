@@ -53,6 +53,7 @@ use crate::signal::Signal;
 use state::ScopeState;
 #[cfg(feature = "redis")]
 pub(crate) use state::pacing_quota;
+#[cfg(feature = "redis")]
 pub(crate) use time::later;
 
 /// Shared per-scope rate-limit state and the rules applied to it.

@@ -194,7 +194,7 @@ impl ScopeState {
             }
             ResponseClass::Final => {
                 self.consecutive_throttles = 0;
-                self.pacer.on_success(now, self.in_flight);
+                self.pacer.on_success(now);
                 return Verdict::Return;
             }
         };
@@ -240,12 +240,17 @@ impl ScopeState {
     ) -> Duration {
         let n = self.consecutive_throttles;
         let expected = self.pacer.on_throttle(now, hint);
-        let floor = hint
-            .or(expected)
-            .unwrap_or_else(|| config.unhinted_wait_for(n));
         let backoff = config.backoff.draw_with(&mut self.rng, n);
         self.consecutive_throttles = n.saturating_add(1);
         self.pause_from_seq = Some(self.next_seq);
+        let floor = match hint.or(expected) {
+            Some(floor) => floor,
+            // The first unhinted wait is exact: the next success measures
+            // the quota's cycle from it, so jitter would lengthen every
+            // cycle after it; refusals in a row are jittered as hints are.
+            None if n == 0 => return config.unhinted_wait_for(0).max(backoff),
+            None => config.unhinted_wait_for(n),
+        };
         floor
             .saturating_add(config.draw_hint_jitter(&mut self.rng, floor))
             .max(backoff)

@@ -454,7 +454,9 @@ fn bare_refusals_wait_the_unhinted_wait_doubling() {
             &Attempt::new(n, true, now),
         ))
     };
-    for (n, secs) in [(1, 1), (2, 2), (3, 4), (4, 8), (5, 16), (6, 20), (7, 20)] {
+    assert_eq!(refuse(now, 1), Duration::from_secs(1), "the first is exact");
+    now += Duration::from_secs(1);
+    for (n, secs) in [(2, 2), (3, 4), (4, 8), (5, 16), (6, 20), (7, 20)] {
         let wait = refuse(now, n);
         let floor = Duration::from_secs(secs);
         assert!(wait >= floor, "refusal {n}: {wait:?}");

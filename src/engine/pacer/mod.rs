@@ -118,12 +118,14 @@
 
 use std::time::{Duration, Instant};
 
+mod cycle;
 mod learned;
 mod refill;
 mod sharing;
 mod window;
 
 use super::time::{later, wait_from_secs};
+use cycle::Cycle;
 use learned::Learned;
 use refill::{Reading, Refill};
 use sharing::Sharing;
@@ -171,6 +173,7 @@ pub(crate) struct Pacer {
     policy_rate: Option<f64>,
     policy_capacity: Option<f64>,
     learned: Learned,
+    cycle: Cycle,
     sharing: Sharing,
     window: Window,
     refill: Refill,
@@ -230,11 +233,28 @@ impl Pacer {
 
     /// Takes one unit at `now`, or says how long until one is there.
     pub(crate) fn admit(&mut self, now: Instant) -> Result<(), Duration> {
-        let admitted = self.take_unit(now);
+        let admitted = match self.learned_cycle() {
+            Some((burst, period)) => self.cycle.wait(now, burst, period).map_or(Ok(()), Err),
+            None => self.take_unit(now),
+        };
         if admitted.is_ok() {
             self.sharing.admitted();
+            // Without a policy, once a refusal started learning: the sends
+            // a learned cycle is counted against.
+            if self.policy_capacity.is_none() && self.learned.capacity().is_some() {
+                self.cycle.record(now);
+            }
         }
         admitted
+    }
+
+    /// The burst and cycle learned from refusals, once they are known to
+    /// pace this quota (no policy stated; module docs, 2).
+    fn learned_cycle(&self) -> Option<(f64, Duration)> {
+        if self.policy_capacity.is_some() || !self.window.is_known() {
+            return None;
+        }
+        Some((self.learned.capacity()?, self.learned.period()?))
     }
 
     fn take_unit(&mut self, now: Instant) -> Result<(), Duration> {
@@ -364,15 +384,14 @@ impl Pacer {
         }
     }
 
-    /// A non-throttled response received at `now`, with `others` of our
-    /// requests still in flight: one more unit the server granted.
-    pub(crate) fn on_success(&mut self, now: Instant, others: u32) {
+    /// A non-throttled response received at `now`: one more unit the
+    /// server granted.
+    pub(crate) fn on_success(&mut self, now: Instant) {
         // The first success after a bare (or whole-second) refusal confirms
         // the window: from now on, spend the burst and wait for its end.
         if self.learned.on_success(now) && self.policy_capacity.is_none() {
             self.window.recognise();
         }
-        self.open_learned_window(now, others);
         self.successes += 1;
         self.sharing.on_success();
         if let Refill::Probing { rate, .. } = self.refill {
@@ -382,37 +401,15 @@ impl Pacer {
         self.observe_refills();
     }
 
-    /// Windows learned from refusals (no quota numbers): the first success
-    /// after a window's end opens the next one, its burst spent from now on
-    /// and nothing back until `now + period` (see the module docs, 2).
-    fn open_learned_window(&mut self, now: Instant, others: u32) {
-        if !self.window.is_known() || self.policy_capacity.is_some() {
-            return;
-        }
-        let Some(period) = self.learned.period() else {
-            return;
-        };
-        if self.window.ends_at().is_some_and(|end| now < end) {
-            return;
-        }
-        self.window.open(now, period);
-        // The window's burst, less this success's unit and one per request
-        // still in flight (sent into the new window too).
-        let tokens = self.capacity().unwrap_or(1.0) - 1.0 - f64::from(others);
-        self.estimate = Some(Estimate {
-            tokens,
-            at: now,
-            reset_at: self.window.ends_at(),
-            barrier: true,
-        });
-    }
-
     /// A throttled response received at `now`, with the server's hint if
     /// any. Returns how long until the mirror expects a unit back, when it
     /// knows (a window's end, a rate, a reset): the wait to use when the
     /// server gave no hint.
     pub(crate) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) -> Option<Duration> {
         self.refused(now, hint);
+        if let Some((burst, period)) = self.learned_cycle() {
+            return self.cycle.wait(now, burst, period);
+        }
         if self.rate().is_none() && self.estimate.is_none_or(|e| e.reset_at.is_none()) {
             return None;
         }

@@ -55,6 +55,11 @@ pub(super) enum Dialect {
         hint: bool,
         phase_ms: u64,
     },
+    /// A sliding log of 20 admissions per second (each admitted request
+    /// counts for one second after it) with no quota fields: a 429 says
+    /// `Retry-After` in whole seconds rounded up until the oldest entry
+    /// leaves (`hint`), or nothing at all.
+    SlidingLog { hint: bool },
 }
 
 /// The fixed window of `Dialect::FixedWindowEpoch`.
@@ -65,6 +70,8 @@ struct Bucket {
     at: f64,
     /// When the current window opened (`PolicyWindow`).
     opened: f64,
+    /// Admission times of the last second (`SlidingLog`).
+    log: std::collections::VecDeque<f64>,
 }
 
 impl Bucket {
@@ -103,7 +110,32 @@ impl Bucket {
         self.at = t;
     }
 
+    fn respond_log(&mut self, t: f64, hint: bool) -> (StatusCode, Signal) {
+        while self.log.front().is_some_and(|&at| at <= t - 1.0) {
+            self.log.pop_front();
+        }
+        if (self.log.len() as f64) < CAPACITY {
+            self.log.push_back(t);
+            return (StatusCode::OK, Signal::default());
+        }
+        let oldest = self.log.front().copied().unwrap_or(t);
+        let hint = hint.then(|| {
+            let secs = (oldest + 1.0 - t).ceil().max(1.0);
+            RetryHint::new(
+                Duration::from_secs(secs as u64),
+                HintSource::RetryAfterSeconds,
+            )
+        });
+        (
+            StatusCode::TOO_MANY_REQUESTS,
+            Signal::from_parts(hint, Vec::new()),
+        )
+    }
+
     fn respond(&mut self, t: f64, dialect: Dialect) -> (StatusCode, Signal) {
+        if let Dialect::SlidingLog { hint } = dialect {
+            return self.respond_log(t, hint);
+        }
         self.refill(t, dialect);
         let allowed = self.tokens >= 1.0;
         if allowed {
@@ -328,6 +360,7 @@ pub(super) fn run_staggered_herd(
         tokens: CAPACITY,
         at: 0.0,
         opened: f64::NEG_INFINITY,
+        log: std::collections::VecDeque::new(),
     };
     let mut events: BinaryHeap<Reverse<(Duration, u64, usize)>> = BinaryHeap::new();
     let mut seq = 0u64;

@@ -96,3 +96,23 @@ fn simulated_windows_with_bare_refusals_are_learned() {
         }
     }
 }
+
+/// A sliding log (each unit back one second after the send that spent it)
+/// with whole-second hints or bare 429s: the learned cycle paces each burst
+/// in the spacing of the one before, so no send runs into a unit not yet
+/// back.
+#[test]
+fn simulated_sliding_log_without_quota_fields_is_learned() {
+    for hint in [true, false] {
+        for concurrency in [1, 4] {
+            for seed in 0..4 {
+                let dialect = Dialect::SlidingLog { hint };
+                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
+                assert_eq!(out.errors, 0, "{case}");
+                assert!(out.sent <= 100 + concurrency as u64, "{case}");
+                assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
+            }
+        }
+    }
+}
