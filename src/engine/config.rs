@@ -168,6 +168,11 @@ impl Default for Backoff {
 /// after 7 refusals, and a refusal is never followed by a pause longer
 /// than 20 s unless the server asked for it.
 ///
+/// A pause ends with one request: the scope's other requests wait for its
+/// answer (at most 1 s, [`PROBE_PATIENCE`](crate::engine::PROBE_PATIENCE)),
+/// so when the server refuses again, or gave back fewer units than hoped,
+/// one request learns it instead of every task at once.
+///
 /// Server hints and resets are first clamped to [`MAX_SERVER_WAIT`] (one
 /// day): a hint beyond [`max_wait`](Self::max_wait) gives up at once.
 #[derive(Debug, Clone)]

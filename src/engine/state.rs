@@ -15,6 +15,16 @@ use super::stats::ScopeStats;
 use super::time::{MAX_SERVER_WAIT, later};
 use crate::signal::{Quota, QuotaUnit, Signal};
 
+/// How long the others wait for the first send after a pause to be
+/// answered before they go anyway (a slow answer must not hold the scope):
+/// 1 s, a window of the shortest common quota.
+pub const PROBE_PATIENCE: Duration = Duration::from_secs(1);
+/// The others look again after as long as the probe has been out, at
+/// least 1 ms (tokio's timer tick)…
+const PROBE_POLL_MIN: Duration = Duration::from_millis(1);
+/// …and at most 50 ms.
+const PROBE_POLL_MAX: Duration = Duration::from_millis(50);
+
 /// Everything known about one scope.
 #[derive(Debug)]
 pub(crate) struct ScopeState {
@@ -27,6 +37,9 @@ pub(crate) struct ScopeState {
     /// Sends from this sequence number on were admitted after the last
     /// refusal paused the scope; refusals of earlier ones are not news.
     pause_from_seq: Option<u64>,
+    /// The first send after a pause (its sequence number and when it went):
+    /// the others wait for its answer (see [`PROBE_PATIENCE`]).
+    probe: Option<(u64, Instant)>,
     budget: Option<BudgetAccount>,
     /// Draws the backoff and the hint jitter (seeded: see [`Config::rng_seed`]).
     rng: SmallRng,
@@ -48,6 +61,7 @@ impl ScopeState {
             last_synced_seq: None,
             consecutive_throttles: 0,
             pause_from_seq: None,
+            probe: None,
             budget: config.retry_budget.map(|b| BudgetAccount::new(b, now)),
             rng: match config.rng_seed {
                 Some(seed) => SmallRng::seed_from_u64(seed ^ fnv1a(key.as_bytes())),
@@ -83,11 +97,20 @@ impl ScopeState {
         now: Instant,
         pace: bool,
     ) -> Result<u64, (Duration, WaitReason)> {
-        if let Some(until) = self.pause_until {
-            if until > now {
-                return Err((until - now, WaitReason::Paused));
+        let pause_ended = match self.pause_until {
+            Some(until) if until > now => return Err((until - now, WaitReason::Paused)),
+            Some(_) => true,
+            None => false,
+        };
+        if let Some((_, sent)) = self.probe {
+            let out = now.saturating_duration_since(sent);
+            if out < PROBE_PATIENCE {
+                // As long again as it has been out, within bounds: a poll
+                // that follows the round trip without spinning.
+                let wait = out.clamp(PROBE_POLL_MIN, PROBE_POLL_MAX);
+                return Err((wait, WaitReason::Paused));
             }
-            self.pause_until = None;
+            self.probe = None;
         }
         if config.pacing && pace {
             self.pacer
@@ -96,6 +119,12 @@ impl ScopeState {
         }
         self.last_used = self.last_used.max(now);
         let seq = self.next_seq;
+        if pause_ended {
+            // The first send after a pause goes alone (module docs of
+            // `Config`: a pause ends with one request).
+            self.pause_until = None;
+            self.probe = Some((seq, now));
+        }
         self.next_seq += 1;
         self.in_flight += 1;
         self.stats.sent += 1;
@@ -109,9 +138,18 @@ impl ScopeState {
             .map(|until| until - now)
     }
 
-    /// A send that will never report (cancelled).
-    pub(crate) fn abandon(&mut self) {
+    /// Send `seq` will never report (cancelled).
+    pub(crate) fn abandon(&mut self, seq: u64) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.answered(seq);
+    }
+
+    /// Send `seq` was answered (or abandoned): if it was the probe after a
+    /// pause, the others may go.
+    fn answered(&mut self, seq: u64) {
+        if self.probe.is_some_and(|(probe, _)| probe == seq) {
+            self.probe = None;
+        }
     }
 
     pub(crate) fn record_wait(&mut self, waited: Duration) {
@@ -124,8 +162,9 @@ impl ScopeState {
         self.stats.gave_up_before_send += 1;
     }
 
-    fn settle(&mut self, attempt: &Attempt, now: Instant) {
+    fn settle(&mut self, seq: u64, attempt: &Attempt, now: Instant) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.answered(seq);
         self.last_used = self.last_used.max(now);
         if attempt.number <= 1
             && let Some(budget) = self.budget.as_mut()
@@ -178,7 +217,7 @@ impl ScopeState {
         signal: &Signal,
         attempt: &Attempt,
     ) -> Verdict {
-        self.settle(attempt, now);
+        self.settle(seq, attempt, now);
         self.learn(seq, now, signal);
         let classified_wait = match class {
             ResponseClass::Throttled { wait } => wait,
@@ -194,7 +233,8 @@ impl ScopeState {
             }
             ResponseClass::Final => {
                 self.consecutive_throttles = 0;
-                self.pacer.on_success(now);
+                let sent_before_refusal = self.pause_from_seq.is_some_and(|from| seq < from);
+                self.pacer.on_success(now, sent_before_refusal);
                 return Verdict::Return;
             }
         };
@@ -261,11 +301,12 @@ impl ScopeState {
     pub(crate) fn on_transport_error(
         &mut self,
         config: &Config,
+        seq: u64,
         now: Instant,
         retryable_error: bool,
         attempt: &Attempt,
     ) -> Verdict {
-        self.settle(attempt, now);
+        self.settle(seq, attempt, now);
         if !retryable_error || !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);
         }

@@ -538,3 +538,54 @@ fn a_stale_refusal_with_a_longer_hint_extends_the_pause() {
         (ms(3000), WaitReason::Paused)
     );
 }
+
+/// A pause ends with one request: the others wait for its answer (so a
+/// wrong guess of what came back costs one refusal, not one per task), and
+/// go at once when it succeeds, is cancelled, or is out too long.
+#[test]
+fn a_pause_ends_with_one_request() {
+    let engine = Engine::new(no_jitter().max_attempts(100).retry_budget(None));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let first = admit_now(&engine, &scope, t0);
+    let refused = engine.on_response(
+        first,
+        t0,
+        StatusCode::TOO_MANY_REQUESTS,
+        &hint_signal(ms(100)),
+        &Attempt::new(1, true, t0),
+    );
+    assert_eq!(retry_after(&refused), ms(100));
+    let end = t0 + ms(100);
+    let probe = admit_now(&engine, &scope, end);
+    // Out for 3 ms: look again in 3 ms.
+    assert_eq!(
+        admit_wait(&engine, &scope, end + ms(3)),
+        (ms(3), WaitReason::Paused)
+    );
+    let ok = Attempt::new(2, true, end);
+    let verdict = engine.on_response(probe, end + ms(4), StatusCode::OK, &Signal::default(), &ok);
+    assert_eq!(verdict, Verdict::Return);
+    let _a = admit_now(&engine, &scope, end + ms(4));
+    let _b = admit_now(&engine, &scope, end + ms(4));
+
+    // A cancelled probe releases the others too.
+    let (engine, scope) = (Engine::new(no_jitter()), Scope::new("s"));
+    let ticket = admit_now(&engine, &scope, t0);
+    let attempt = Attempt::new(1, true, t0);
+    let signal = hint_signal(ms(100));
+    let _ = engine.on_response(ticket, t0, StatusCode::TOO_MANY_REQUESTS, &signal, &attempt);
+    drop(admit_now(&engine, &scope, end));
+    let _c = admit_now(&engine, &scope, end);
+
+    // A probe out for a second no longer holds anyone.
+    let (engine, scope) = (Engine::new(no_jitter()), Scope::new("s"));
+    let ticket = admit_now(&engine, &scope, t0);
+    let _ = engine.on_response(ticket, t0, StatusCode::TOO_MANY_REQUESTS, &signal, &attempt);
+    let _slow = admit_now(&engine, &scope, end);
+    assert_eq!(
+        admit_wait(&engine, &scope, end + ms(999)).1,
+        WaitReason::Paused
+    );
+    let _d = admit_now(&engine, &scope, end + ms(1000));
+}

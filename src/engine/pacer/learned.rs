@@ -39,6 +39,8 @@ pub(super) struct Learned {
     burst_start: Option<Instant>,
     /// A burst a bare refusal ended, until the next success bounds its cycle.
     refused_burst: Option<Instant>,
+    /// The last refusal measured the capacity (the burst before it).
+    capacity_from_last_refusal: bool,
 }
 
 impl Learned {
@@ -79,7 +81,16 @@ impl Learned {
     /// One more success at `now`; `true` when it confirmed the cycle of a
     /// burst a bare or whole-second refusal ended (the quota comes back in
     /// windows of [`period`](Self::period) from then on).
-    pub(super) fn on_success(&mut self, now: Instant) -> bool {
+    pub(super) fn on_success(&mut self, now: Instant, sent_before_refusal: bool) -> bool {
+        if sent_before_refusal {
+            // Answered after the refusal, but part of the burst it ended
+            // (concurrent requests): the burst was one larger, and nothing
+            // came back yet.
+            if self.capacity_from_last_refusal {
+                self.capacity = self.capacity.map(|c| c + 1.0);
+            }
+            return false;
+        }
         self.successes_since_throttle += 1;
         let measured = match self.refused_burst.take() {
             Some(start) => {
@@ -101,8 +112,9 @@ impl Learned {
         measured
     }
 
-    /// A refusal at `now`, with the server's hint if any (module docs).
-    pub(super) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) {
+    /// A refusal at `now`, with the server's hint if any (module docs);
+    /// `readings`: the server reports its `remaining`.
+    pub(super) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>, readings: bool) {
         // "Come back in 0 s" says nothing of when the units return.
         let hint = hint.filter(|h| !h.is_zero());
         let next_unit_at = later(now, hint.unwrap_or(Duration::ZERO));
@@ -111,7 +123,8 @@ impl Learned {
         let fresh = self.anchor.is_none_or(|anchor| {
             next_unit_at.saturating_duration_since(anchor.at) > MEASURE_HORIZON
         });
-        if fresh && self.successes_since_throttle > 0 {
+        self.capacity_from_last_refusal = fresh && self.successes_since_throttle > 0;
+        if self.capacity_from_last_refusal {
             self.capacity = Some(self.successes_since_throttle as f64);
         }
         if let Some(start) = self.burst_start.take().filter(|_| self.burst_spent()) {
@@ -127,8 +140,14 @@ impl Learned {
         }
         let successes = std::mem::take(&mut self.successes_since_throttle);
         // Without a hint the span between refusals is our own backoff, not
-        // the server's refill: no rate from it.
+        // the server's refill: no rate from it, only the horizon.
         if hint.is_none() {
+            if fresh {
+                self.anchor = Some(Anchor {
+                    at: now,
+                    successes: 0,
+                });
+            }
             return;
         }
         match self.anchor.as_mut() {
@@ -145,8 +164,12 @@ impl Learned {
                     successes: 0,
                 });
                 let span = secs(next_unit_at.saturating_duration_since(now));
-                if successes > 0 && span > 0.0 {
-                    self.rate = Some(successes as f64 / span);
+                // A server that reports `remaining` will say how many came
+                // back: until then, the hint promises one unit, not the
+                // burst (concurrent requests would all go at its end).
+                let units = if readings { 1 } else { successes };
+                if units > 0 && span > 0.0 {
+                    self.rate = Some(units as f64 / span);
                 }
             }
         }
@@ -171,17 +194,17 @@ mod tests {
         let t0 = Instant::now();
         let mut learned = Learned::default();
         for _ in 0..20 {
-            learned.on_success(t0);
+            learned.on_success(t0, false);
         }
         // 20 successes, then refused: come back in 1 s.
-        learned.on_throttle(t0, Some(ms(1000)));
+        learned.on_throttle(t0, Some(ms(1000)), false);
         assert_eq!(learned.rate(), Some(20.0));
         assert_eq!(learned.capacity(), Some(20.0));
         for _ in 0..10 {
-            learned.on_success(t0);
+            learned.on_success(t0, false);
         }
         // 10 more between the instants the two hints pointed to, 1 s apart.
-        learned.on_throttle(t0 + ms(1900), Some(ms(100)));
+        learned.on_throttle(t0 + ms(1900), Some(ms(100)), false);
         assert_eq!(learned.rate(), Some(10.0));
         assert_eq!(learned.capacity(), Some(20.0));
         // The burst came back within 1 s once: the window is 1 s, not 2.
@@ -189,16 +212,78 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_refusal_ends_a_cycle_at_the_next_fresh_success() {
+        let t0 = Instant::now();
+        let mut learned = Learned::default();
+        for i in 0..20 {
+            assert!(!learned.on_success(t0 + ms(i), false));
+        }
+        learned.on_throttle(t0 + ms(20), None, false);
+        assert_eq!(learned.capacity(), Some(20.0));
+        // A request sent before the refusal, answered after it: the burst
+        // was 21, and it measures no cycle.
+        assert!(!learned.on_success(t0 + ms(21), true));
+        assert_eq!(learned.capacity(), Some(21.0));
+        assert_eq!(learned.period(), None);
+        // The first success sent after it bounds the cycle, from the
+        // burst's first success.
+        assert!(learned.on_success(t0 + ms(1030), false));
+        assert_eq!(learned.period(), Some(ms(1030)));
+        assert_eq!(learned.rate(), Some(21.0 / 1.030));
+        // A burst that did not spend half the capacity measures nothing.
+        learned.on_throttle(t0 + ms(1040), None, false);
+        assert!(!learned.on_success(t0 + ms(1500), false));
+        assert_eq!(learned.period(), Some(ms(1030)));
+    }
+
+    #[test]
+    fn a_whole_second_hint_bounds_the_cycle_and_a_precise_one_waits_for_another() {
+        let t0 = Instant::now();
+        let mut coarse = Learned::default();
+        let mut precise = Learned::default();
+        for learned in [&mut coarse, &mut precise] {
+            for i in 0..20 {
+                learned.on_success(t0 + ms(i), false);
+            }
+        }
+        coarse.on_throttle(t0 + ms(20), Some(ms(1000)), false);
+        precise.on_throttle(t0 + ms(20), Some(ms(980)), false);
+        // Both bound the cycle from the burst's start to the hint's end…
+        assert_eq!(coarse.period(), Some(ms(1020)));
+        assert_eq!(precise.period(), Some(ms(1000)));
+        // …but only the whole-second one is confirmed by the next success.
+        assert!(coarse.on_success(t0 + ms(1100), false));
+        assert!(!precise.on_success(t0 + ms(1100), false));
+        assert_eq!(
+            coarse.period(),
+            Some(ms(1020)),
+            "the shortest bound is kept"
+        );
+    }
+
+    #[test]
+    fn a_server_reporting_remaining_is_promised_one_unit_by_a_hint() {
+        let t0 = Instant::now();
+        let mut learned = Learned::default();
+        for _ in 0..20 {
+            learned.on_success(t0, false);
+        }
+        learned.on_throttle(t0, Some(ms(50)), true);
+        assert_eq!(learned.rate(), Some(20.0));
+        assert_eq!(learned.capacity(), Some(20.0));
+    }
+
+    #[test]
     fn refusals_beyond_the_horizon_start_a_new_measurement() {
         let t0 = Instant::now();
         let mut learned = Learned::default();
-        learned.on_success(t0);
-        learned.on_throttle(t0, Some(ms(1000)));
+        learned.on_success(t0, false);
+        learned.on_throttle(t0, Some(ms(1000)), false);
         assert_eq!(learned.rate(), Some(1.0));
         for _ in 0..5 {
-            learned.on_success(t0);
+            learned.on_success(t0, false);
         }
-        learned.on_throttle(t0 + MEASURE_HORIZON + ms(2000), None);
+        learned.on_throttle(t0 + MEASURE_HORIZON + ms(2000), None, false);
         assert_eq!(learned.rate(), Some(1.0), "kept, not measured over 31 s");
         assert_eq!(learned.capacity(), Some(5.0));
     }

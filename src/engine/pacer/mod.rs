@@ -385,11 +385,12 @@ impl Pacer {
     }
 
     /// A non-throttled response received at `now`: one more unit the
-    /// server granted.
-    pub(crate) fn on_success(&mut self, now: Instant) {
+    /// server granted (to a request sent before the last refusal, if
+    /// `sent_before_refusal`: its unit belongs to the burst refused).
+    pub(crate) fn on_success(&mut self, now: Instant, sent_before_refusal: bool) {
         // The first success after a bare (or whole-second) refusal confirms
         // the window: from now on, spend the burst and wait for its end.
-        if self.learned.on_success(now) && self.policy_capacity.is_none() {
+        if self.learned.on_success(now, sent_before_refusal) && self.policy_capacity.is_none() {
             self.window.recognise();
         }
         self.successes += 1;
@@ -450,7 +451,8 @@ impl Pacer {
                 self.sharing.on_refusal();
             }
         }
-        self.learned.on_throttle(now, hint);
+        self.learned
+            .on_throttle(now, hint, self.policy_capacity.is_some());
         // The bucket is empty now, whatever we thought.
         let tokens = self.available(now).unwrap_or(0.0).min(0.0);
         let windowed = self.windowed();

@@ -106,20 +106,20 @@ fn a_short_reset_is_probed_and_a_success_means_continuous_refills() {
     let t0 = Instant::now();
     let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
     pacer.sync(t0, r(0, 2000), 0);
-    pacer.on_success(t0);
+    pacer.on_success(t0, false);
     // Linear refill would bring a unit back every 2 s / 20.
     assert_eq!(pacer.admit(t0), Err(ms(100)));
     assert_eq!(pacer.admit(t0 + ms(100)), Ok(()));
     // The others look again a unit (1.9 s / 20) later, when its answer is in.
     assert_eq!(pacer.admit(t0 + ms(100)), Err(ms(95)));
     pacer.sync(t0 + ms(101), r(0, 1899), 0);
-    pacer.on_success(t0 + ms(101));
+    pacer.on_success(t0 + ms(101), false);
     assert_eq!(pacer.rate(), Some(10.0));
     assert_eq!(pacer.admit(t0 + ms(101)), Err(ms(102)));
     // 600 ms later the server shows 11 units although we spent one more:
     // it refilled at least 11 (each reading is a floor).
     pacer.sync(t0 + ms(701), r(11, 1000), 0);
-    pacer.on_success(t0 + ms(701));
+    pacer.on_success(t0 + ms(701), false);
     let rate = pacer.rate().unwrap_or_default();
     assert!((rate - 11.0 / 0.6).abs() < 1e-9, "{rate}");
     // A refusal halves it.
@@ -184,7 +184,7 @@ fn refusals_teach_the_rate() {
     let t0 = Instant::now();
     // 20 successes, then a refusal saying "full again in 1 s".
     for _ in 0..20 {
-        pacer.on_success(t0);
+        pacer.on_success(t0, false);
     }
     pacer.on_throttle(t0, Some(Duration::from_secs(1)));
     assert_eq!(pacer.rate(), Some(20.0));
@@ -197,7 +197,7 @@ fn refusals_teach_the_rate() {
     // Two refusals 0.5 s apart (by their hints) with 5 successes between: 10/s.
     let t1 = resume + ms(100);
     for _ in 0..5 {
-        pacer.on_success(resume);
+        pacer.on_success(resume, false);
     }
     pacer.on_throttle(t1, Some(ms(400)));
     let rate = pacer.rate().unwrap_or_default();
@@ -213,7 +213,7 @@ fn a_refusal_before_any_refill_is_seen_means_fixed_windows() {
     assert_eq!(pacer.admit(t0 + ms(150)), Ok(()));
     // A success that may have been an earlier request's, then a refusal.
     pacer.sync(t0 + ms(151), r(0, 2849), 0);
-    pacer.on_success(t0 + ms(151));
+    pacer.on_success(t0 + ms(151), false);
     assert_eq!(pacer.rate(), Some(20.0 / 3.0));
     pacer.sync(t0 + ms(300), r(0, 2700), 0);
     pacer.on_throttle(t0 + ms(300), None);
@@ -291,7 +291,7 @@ fn the_probe_waits_for_the_units_our_requests_in_flight_will_take() {
     let t0 = Instant::now();
     // Empty, reset in 2 s for 20 units (one per 100 ms), two of ours in flight.
     pacer.sync(t0, reading(0, 20, None, Some(ms(2000))), 2);
-    pacer.on_success(t0);
+    pacer.on_success(t0, false);
     // The first two units back are theirs: the probe goes with the third.
     assert_eq!(pacer.admit(t0), Err(ms(300)));
     assert_eq!(pacer.admit(t0 + ms(299)), Err(ms(1)));

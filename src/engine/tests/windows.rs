@@ -20,7 +20,7 @@ fn simulated_window_opened_by_the_first_request_is_met_at_its_boundaries() {
             first_request: true,
             phase_ms: 0,
         };
-        let out = run(dialect, Config::default(), concurrency, 100);
+        let out = run(dialect, Config::default().rng_seed(0), concurrency, 100);
         let case = format!("c={concurrency}: {out:?}");
         assert!(out.throttled <= 1, "{case}");
         assert_eq!(out.errors, 0, "{case}");
@@ -39,7 +39,7 @@ fn simulated_aligned_window_costs_one_refusal() {
                 first_request: false,
                 phase_ms,
             };
-            let out = run(dialect, Config::default(), concurrency, 100);
+            let out = run(dialect, Config::default().rng_seed(0), concurrency, 100);
             let case = format!("phase {phase_ms} ms, c={concurrency}: {out:?}");
             assert!(out.throttled <= 1, "{case}");
             assert_eq!(out.errors, 0, "{case}");
