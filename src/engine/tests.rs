@@ -589,3 +589,23 @@ fn a_pause_ends_with_one_request() {
     );
     let _d = admit_now(&engine, &scope, end + ms(1000));
 }
+
+/// A refusal without a hint from a server that reports its quota waits for
+/// what the quota says (here its reset, 300 ms away), not the unhinted
+/// second.
+#[test]
+fn a_bare_refusal_with_a_reported_quota_waits_for_the_quota() {
+    let engine = Engine::new(no_jitter().backoff(no_backoff()));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let quota = Quota::new(QuotaSource::XRateLimit)
+        .with_limit(20)
+        .with_remaining(0)
+        .with_reset(ms(300));
+    let signal = Signal::from_parts(None, vec![quota]);
+    let ticket = admit_now(&engine, &scope, t0);
+    let attempt = Attempt::new(1, true, t0);
+    let verdict = engine.on_response(ticket, t0, StatusCode::TOO_MANY_REQUESTS, &signal, &attempt);
+    let wait = retry_after(&verdict);
+    assert!(wait <= ms(300), "{wait:?}");
+}

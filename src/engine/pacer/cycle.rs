@@ -35,6 +35,12 @@ impl Cycle {
         self.sends.push_back(now);
     }
 
+    /// How many sends are remembered.
+    #[cfg(test)]
+    pub(super) fn remembered(&self) -> usize {
+        self.sends.len()
+    }
+
     /// How long from `now` until one more send keeps at most `burst` sends
     /// in any span of `period`; `None` when it may go now.
     pub(super) fn wait(&self, now: Instant, burst: f64, period: Duration) -> Option<Duration> {

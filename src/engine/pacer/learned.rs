@@ -141,7 +141,7 @@ impl Learned {
         let successes = std::mem::take(&mut self.successes_since_throttle);
         // Without a hint the span between refusals is our own backoff, not
         // the server's refill: no rate from it, only the horizon.
-        if hint.is_none() {
+        let Some(hint) = hint else {
             if fresh {
                 self.anchor = Some(Anchor {
                     at: now,
@@ -149,7 +149,7 @@ impl Learned {
                 });
             }
             return;
-        }
+        };
         match self.anchor.as_mut() {
             Some(anchor) if !fresh => {
                 anchor.successes += successes;
@@ -163,13 +163,13 @@ impl Learned {
                     at: next_unit_at,
                     successes: 0,
                 });
-                let span = secs(next_unit_at.saturating_duration_since(now));
                 // A server that reports `remaining` will say how many came
                 // back: until then, the hint promises one unit, not the
                 // burst (concurrent requests would all go at its end).
                 let units = if readings { 1 } else { successes };
-                if units > 0 && span > 0.0 {
-                    self.rate = Some(units as f64 / span);
+                if units > 0 {
+                    // The hint is not zero (filtered above).
+                    self.rate = Some(units as f64 / secs(hint));
                 }
             }
         }
@@ -271,6 +271,45 @@ mod tests {
         learned.on_throttle(t0, Some(ms(50)), true);
         assert_eq!(learned.rate(), Some(20.0));
         assert_eq!(learned.capacity(), Some(20.0));
+    }
+
+    #[test]
+    fn the_horizon_bounds_a_measurement() {
+        let t0 = Instant::now();
+        let mut learned = Learned::default();
+        for _ in 0..10 {
+            learned.on_success(t0, false);
+        }
+        learned.on_throttle(t0, Some(ms(1000)), false);
+        assert_eq!(learned.rate(), Some(10.0));
+        // Refused again with the hint pointing exactly the horizon after
+        // the first: still one measurement, 15 units over 30 s.
+        for _ in 0..15 {
+            learned.on_success(t0, false);
+        }
+        let at = t0 + MEASURE_HORIZON;
+        learned.on_throttle(at, Some(ms(1000)), false);
+        assert_eq!(learned.rate(), Some(0.5));
+        assert_eq!(learned.capacity(), Some(10.0));
+        // A hint pointing where the measurement started measures nothing.
+        let mut same = Learned::default();
+        same.on_success(t0, false);
+        same.on_throttle(t0, Some(ms(1000)), false);
+        same.on_success(t0, false);
+        same.on_throttle(t0 + ms(500), Some(ms(500)), false);
+        assert_eq!(same.rate(), Some(1.0));
+        // A hinted refusal beyond the horizon starts afresh: 4 per 2 s.
+        for _ in 0..4 {
+            learned.on_success(at, false);
+        }
+        learned.on_throttle(at + MEASURE_HORIZON + ms(2000), Some(ms(2000)), false);
+        assert_eq!(learned.rate(), Some(2.0));
+        assert_eq!(learned.capacity(), Some(4.0));
+        // A bare refusal beyond it with nothing spent keeps the capacity.
+        let late = at + 3 * MEASURE_HORIZON;
+        learned.on_throttle(late, None, false);
+        learned.on_throttle(late + 2 * MEASURE_HORIZON, None, false);
+        assert_eq!(learned.capacity(), Some(4.0));
     }
 
     #[test]
