@@ -103,9 +103,10 @@ impl FleetGate {
                     probe,
                 } => {
                     if let Some(interval) = interval {
+                        let slot = crate::engine::later(now, after);
                         self.local()
                             .fallback
-                            .remember(scope, Shared { interval, members });
+                            .remember(scope, Shared { interval, members }, slot);
                     }
                     turn.probe = probe;
                     if after.is_zero() {

@@ -27,7 +27,10 @@
 //! # Redis trouble never stops a request
 //! Each store call has a deadline ([`DEFAULT_DEADLINE`], 20 ms; ten times
 //! that, [`FIRST_CALL_FACTOR`], until the store has answered this process
-//! once, since a process that knows nothing can only fall back blind). On a
+//! once, since a process that knows nothing can only fall back blind),
+//! stretched on a loaded host to the round trips the calls really take
+//! (TCP's retransmission timer, RFC 6298, never beyond the first-call
+//! deadline: [`RedisFleet::current_deadline`]). On a
 //! timeout or an error the request goes on, paced by the local engine as
 //! without a fleet *and* at [`FALLBACK_SHARE`] of an equal share of the last
 //! shared rate; after 2 failures in a row a breaker skips Redis for 1 s
@@ -52,6 +55,7 @@
 //! pause or a slot queue reaches further).
 
 mod breaker;
+mod deadline;
 mod error;
 mod gate;
 mod keys;

@@ -12,6 +12,7 @@ use redis::cluster_async::ClusterConnection;
 use redis::{FromRedisValue, Script, ScriptInvocation};
 
 use super::breaker::BreakerSettings;
+use super::deadline::CallTimer;
 use super::error::FleetError;
 use super::keys::ScopeKeys;
 use super::lesson::Lesson;
@@ -109,8 +110,8 @@ enum Connection {
 
 #[derive(Debug, Default)]
 struct Counters {
-    /// Whether any call has answered yet (see [`FIRST_CALL_FACTOR`]).
-    heard: std::sync::atomic::AtomicBool,
+    /// How long calls took (the deadline follows it; see [`CallTimer`]).
+    timer: std::sync::Mutex<CallTimer>,
     calls: AtomicU64,
     missed_deadline: AtomicU64,
     errors: AtomicU64,
@@ -344,10 +345,8 @@ impl RedisFleet {
     ) -> Result<T, FleetError> {
         let c = &self.inner.counters;
         c.calls.fetch_add(1, Ordering::Relaxed);
-        let mut deadline = self.inner.settings.deadline;
-        if !c.heard.load(Ordering::Relaxed) {
-            deadline = deadline.saturating_mul(FIRST_CALL_FACTOR);
-        }
+        let deadline = self.timer().deadline(self.inner.settings.deadline);
+        let started = std::time::Instant::now();
         let result = match tokio::time::timeout(deadline, call).await {
             Ok(result) => result,
             Err(_) => {
@@ -356,12 +355,27 @@ impl RedisFleet {
             }
         };
         match &result {
-            Ok(_) => c.heard.store(true, Ordering::Relaxed),
+            Ok(_) => self.timer().answered(started.elapsed()),
             Err(_) => {
                 c.errors.fetch_add(1, Ordering::Relaxed);
             }
         }
         result
+    }
+
+    fn timer(&self) -> std::sync::MutexGuard<'_, CallTimer> {
+        self.inner
+            .counters
+            .timer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The deadline of this process's next store call: the configured one
+    /// ([`RedisFleetBuilder::deadline`]), stretched to the round trips seen
+    /// so far (RFC 6298's timer, at most [`FIRST_CALL_FACTOR`] times it).
+    pub fn current_deadline(&self) -> Duration {
+        self.timer().deadline(self.inner.settings.deadline)
     }
 
     pub(crate) fn breaker_settings(&self) -> BreakerSettings {
