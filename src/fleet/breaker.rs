@@ -157,6 +157,11 @@ impl Fallback {
         }
     }
 
+    /// The shared interval the fleet last gave for `scope`.
+    pub(crate) fn interval(&self, scope: &str) -> Option<Duration> {
+        self.scopes.get(scope).map(|lane| lane.shared.interval)
+    }
+
     /// Forget the local slots (Redis is back and paces again; its next
     /// slot sets where a later fallback carries on from).
     pub(crate) fn rejoin(&mut self) {
