@@ -139,17 +139,31 @@ struct Lane {
 }
 
 impl Fallback {
-    pub(crate) fn remember(&mut self, scope: &str, shared: Shared) {
+    /// The fleet gave this process a slot due at `slot` on `scope`. Should
+    /// Redis go away, this process's next send comes one local spacing
+    /// after it: each process carries on from its own place in the fleet's
+    /// schedule, so a fleet falling back at once stays spread over the
+    /// spacing instead of every process sending at the same moment.
+    pub(crate) fn remember(&mut self, scope: &str, shared: Shared, slot: Instant) {
+        let next = Some(crate::engine::later(slot, spacing(shared)));
         match self.scopes.get_mut(scope) {
-            Some(lane) => lane.shared = shared,
+            Some(lane) => {
+                lane.shared = shared;
+                lane.next = lane.next.max(next);
+            }
             None => {
-                self.scopes
-                    .insert(scope.to_owned(), Lane { shared, next: None });
+                self.scopes.insert(scope.to_owned(), Lane { shared, next });
             }
         }
     }
 
-    /// Forget the local slots (Redis is back and paces again).
+    /// The shared interval the fleet last gave for `scope`.
+    pub(crate) fn interval(&self, scope: &str) -> Option<Duration> {
+        self.scopes.get(scope).map(|lane| lane.shared.interval)
+    }
+
+    /// Forget the local slots (Redis is back and paces again; its next
+    /// slot sets where a later fallback carries on from).
     pub(crate) fn rejoin(&mut self) {
         for lane in self.scopes.values_mut() {
             lane.next = None;
@@ -164,15 +178,18 @@ impl Fallback {
         if let Some(next) = lane.next.filter(|next| *next > now) {
             return next - now;
         }
-        let members = f64::from(lane.shared.members.max(1));
-        let spacing = lane
-            .shared
-            .interval
-            .mul_f64(members / FALLBACK_SHARE)
-            .min(Duration::from_secs(3600));
-        lane.next = Some(now + spacing);
+        lane.next = Some(crate::engine::later(now, spacing(lane.shared)));
         Duration::ZERO
     }
+}
+
+/// One process's spacing while apart: an equal share of the shared rate,
+/// cut to [`FALLBACK_SHARE`] (at most an hour).
+fn spacing(shared: Shared) -> Duration {
+    let members = f64::from(shared.members.max(1));
+    Duration::try_from_secs_f64(shared.interval.as_secs_f64() * members / FALLBACK_SHARE)
+        .unwrap_or(Duration::MAX)
+        .min(Duration::from_secs(3600))
 }
 
 #[cfg(test)]
@@ -258,18 +275,23 @@ mod tests {
             Duration::ZERO,
             "an unrated scope is not paced"
         );
-        f.remember(
-            "s",
-            Shared {
-                interval: Duration::from_millis(50),
-                members: 4,
-            },
-        );
-        assert_eq!(f.take("s", t0), Duration::ZERO);
-        // 4 members at 50 ms: 200 ms each at an equal share, 250 ms at 0.8 of it.
-        assert_eq!(f.take("s", t0), Duration::from_millis(250));
-        assert_eq!(f.take("s", t0 + Duration::from_millis(250)), Duration::ZERO);
+        let shared = Shared {
+            interval: Duration::from_millis(50),
+            members: 4,
+        };
+        // The fleet's last slot for this process was due at t0: 4 members
+        // at 50 ms is 200 ms each at an equal share, 250 ms at 0.8 of it.
+        f.remember("s", shared, t0);
+        let ms = Duration::from_millis;
+        assert_eq!(f.take("s", t0), ms(250), "carries on from the last slot");
+        assert_eq!(f.take("s", t0 + ms(250)), Duration::ZERO);
+        assert_eq!(f.take("s", t0 + ms(250)), ms(250));
+        assert_eq!(f.take("s", t0 + ms(500)), Duration::ZERO);
+        // A later slot moves the next local send; an older one does not.
+        f.remember("s", shared, t0 + ms(900));
+        f.remember("s", shared, t0 + ms(100));
+        assert_eq!(f.take("s", t0 + ms(1000)), ms(150));
         f.rejoin();
-        assert_eq!(f.take("s", t0 + Duration::from_millis(260)), Duration::ZERO);
+        assert_eq!(f.take("s", t0 + ms(1000)), Duration::ZERO);
     }
 }

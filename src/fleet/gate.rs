@@ -103,9 +103,10 @@ impl FleetGate {
                     probe,
                 } => {
                     if let Some(interval) = interval {
+                        let slot = crate::engine::later(now, after);
                         self.local()
                             .fallback
-                            .remember(scope, Shared { interval, members });
+                            .remember(scope, Shared { interval, members }, slot);
                     }
                     turn.probe = probe;
                     if after.is_zero() {
@@ -140,8 +141,13 @@ impl FleetGate {
         engine.admit_in(handle, now)
     }
 
-    /// After a response: share what it taught (a refusal's `pause`, the
-    /// quota reading). A probe always publishes, to let the others go.
+    /// After a response: share what it taught. A probe's answer, a
+    /// refusal or news ([`Lesson::is_news`]) is published at once (one
+    /// round trip per probe or refusal); a reading that only confirms what
+    /// the fleet knows rides along with this process's next reservation
+    /// ([`RedisFleet::defer`]), so a steady process makes one round trip
+    /// per send. A lesson that cannot be published now (breaker open, call
+    /// failed) is kept the same way, and merges when Redis answers again.
     pub(crate) async fn learn(
         &self,
         handle: &ScopeHandle,
@@ -155,13 +161,21 @@ impl FleetGate {
         if !lesson.teaches() && !probe {
             return;
         }
-        if !self.local().breaker.allows(crate::service::now()) {
+        let scope = handle.scope().as_str();
+        let shared = self.local().fallback.interval(scope);
+        if !probe && !lesson.is_news(shared, self.store.margin()) {
+            self.store.defer(scope, lesson);
             return;
         }
-        match self.store.publish(handle.scope().as_str(), &lesson).await {
+        if !self.local().breaker.allows(crate::service::now()) {
+            self.store.defer(scope, lesson);
+            return;
+        }
+        match self.store.publish(scope, &lesson).await {
             Ok(_) => self.answered(),
             Err(error) => {
-                tracing::debug!(%error, "courteous: fleet store unavailable; lesson kept local");
+                tracing::debug!(%error, "courteous: fleet store unavailable; lesson kept for the next call");
+                self.store.defer(scope, lesson);
                 self.local().breaker.failure(crate::service::now());
             }
         }
@@ -174,7 +188,7 @@ impl FleetGate {
             return;
         }
         match self.store.release_probe(handle.scope().as_str()).await {
-            Ok(()) => self.answered(),
+            Ok(_) => self.answered(),
             Err(error) => {
                 tracing::debug!(%error, "courteous: fleet store unavailable; probe lease left to expire");
                 self.local().breaker.failure(crate::service::now());

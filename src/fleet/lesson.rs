@@ -64,6 +64,34 @@ impl Lesson {
         self.refused || self.limit.is_some() || self.remaining.is_some()
     }
 
+    /// Whether it carries a quota reading (a limit or a remaining count).
+    pub fn reads_quota(&self) -> bool {
+        self.limit.is_some() || self.remaining.is_some()
+    }
+
+    /// Whether the fleet should hear it at once rather than with this
+    /// process's next reservation: a refusal (its pause holds the whole
+    /// fleet), an empty quota (the fleet is spending faster than it
+    /// thought, or a window closed), or a policy whose interval (with the
+    /// store's `margin`) is tighter than the `shared` one this process
+    /// last heard of, or none heard yet. Anything else only confirms what
+    /// the fleet knows, give or take one send, and may wait.
+    pub(crate) fn is_news(&self, shared: Option<Duration>, margin: f64) -> bool {
+        if self.refused || self.remaining == Some(0) {
+            return true;
+        }
+        let (Some(limit), Some(window)) = (self.limit, self.window) else {
+            return false;
+        };
+        let Some(shared) = shared else {
+            return true;
+        };
+        // The scripts keep intervals to the microsecond (`%.3f` ms, replies
+        // in whole µs): closer than two of them is the same interval.
+        let read = window.as_secs_f64() / limit as f64 * (1.0 + margin);
+        read > shared.as_secs_f64() + 2e-6
+    }
+
     /// Whether it was a refusal.
     pub fn refused(&self) -> bool {
         self.refused
@@ -75,7 +103,15 @@ impl Lesson {
         self.kind
     }
 
-    pub(crate) fn push_args(&self, invocation: &mut redis::ScriptInvocation<'_>) {
+    /// The lesson's arguments as learn.lua reads them: what it says, the
+    /// store's interval `margin`, and its `age` (how long ago the response
+    /// came).
+    pub(crate) fn push_args(
+        &self,
+        invocation: &mut redis::ScriptInvocation<'_>,
+        margin: f64,
+        age: Duration,
+    ) {
         let ms = |d: Option<Duration>| {
             d.map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         };
@@ -91,7 +127,9 @@ impl Lesson {
                 Some(QuotaKind::Continuous) => "c",
                 Some(QuotaKind::Window) => "w",
                 None => "-",
-            });
+            })
+            .arg(margin)
+            .arg(ms(Some(age.min(MAX_SPAN))));
     }
 }
 

@@ -22,12 +22,27 @@
 //!
 //! Until the server has said anything, one process probes and the others
 //! ask again every 20 ms: a fleet starting together does not send blind into
-//! an empty bucket.
+//! an empty bucket. The probe lease is held under the reservation's token,
+//! so a process gives up only its own lease; a lease granted to a
+//! reservation whose answer came too late is given up by that process's
+//! next reservation.
+//!
+//! # One round trip per send
+//! A steady process makes one store call per send: the reservation. What a
+//! response taught rides along with the next reservation (merged by the
+//! same rules first, its age taken into account), unless the others must
+//! hear it at once: a probe's answer, a refusal (its pause holds the whole
+//! fleet), an empty quota, or a policy tighter than the shared one. A kept
+//! lesson whose process never sends again on that scope is not shared; it
+//! only confirmed what the fleet knew.
 //!
 //! # Redis trouble never stops a request
 //! Each store call has a deadline ([`DEFAULT_DEADLINE`], 20 ms; ten times
 //! that, [`FIRST_CALL_FACTOR`], until the store has answered this process
-//! once, since a process that knows nothing can only fall back blind). On a
+//! once, since a process that knows nothing can only fall back blind),
+//! stretched on a loaded host to the round trips the calls really take
+//! (TCP's retransmission timer, RFC 6298, never beyond the first-call
+//! deadline: [`RedisFleet::current_deadline`]). On a
 //! timeout or an error the request goes on, paced by the local engine as
 //! without a fleet *and* at [`FALLBACK_SHARE`] of an equal share of the last
 //! shared rate; after 2 failures in a row a breaker skips Redis for 1 s
@@ -52,6 +67,8 @@
 //! pause or a slot queue reaches further).
 
 mod breaker;
+mod carry;
+mod deadline;
 mod error;
 mod gate;
 mod keys;

@@ -1,16 +1,25 @@
--- courteous fleet: reserve one send slot for a scope shared by many processes.
+-- courteous fleet: reserve one send slot for a scope shared by many
+-- processes, after merging the lesson this process learned since its last
+-- call (`learn`, learn.lua, is prepended): one round trip per send.
 -- KEYS[1] hash: the scope's shared state; KEYS[2] sorted set: members seen.
 -- ARGV[1] member id, ARGV[2] probe lease ms, ARGV[3] poll ms,
 -- ARGV[4] gap ms between sends leaving a pause while no rate is known,
 -- ARGV[5] member window ms, ARGV[6] key TTL ms, ARGV[7] headroom ms,
--- ARGV[8] longest wait the caller accepts, in microseconds (-1: any).
+-- ARGV[8] longest wait the caller accepts, in microseconds (-1: any),
+-- ARGV[9] this call's token: a probe lease granted here is held under it,
+-- ARGV[10] tokens of this process's calls that got no answer in time,
+--   comma-separated ('' none): a probe lease one of them was granted
+--   unawares is given up, so the fleet does not wait out its lease,
+-- ARGV[11..19] optional: the lesson of this process's last response,
+--   not yet shared (see learn.lua).
 -- Returns {kind, wait_us, members, interval_us, probe}:
 --   kind 0: a slot is reserved for this caller; send after wait_us.
 --   kind 1: nothing is known yet and another process probes; ask again after wait_us.
 --   kind 2: the next slot is further than the caller accepts (wait_us):
 --     nothing is reserved (GCRA deny without update), so a caller that
 --     gives up does not push everyone else's slots later.
---   probe 1: this caller probes: publish after its response, whatever it says.
+--   probe 1: this caller probes (under its token): publish after its
+--     response, whatever it says.
 -- Time is Redis TIME only, in milliseconds with fractions.
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
@@ -20,6 +29,16 @@ local headroom = tonumber(ARGV[7])
 local longest = tonumber(ARGV[8])
 local function too_far(at)
   return longest >= 0 and (at - now) * 1000 > longest
+end
+
+if ARGV[10] ~= '' then
+  local prober = redis.call('HGET', KEYS[1], 'prober')
+  if prober and string.find(',' .. ARGV[10] .. ',', ',' .. prober .. ',', 1, true) then
+    redis.call('HDEL', KEYS[1], 'probe', 'prober')
+  end
+end
+if #ARGV >= 19 then
+  learn(now, 11, ttl, headroom)
 end
 
 redis.call('ZADD', KEYS[2], now, ARGV[1])
@@ -43,7 +62,7 @@ if not s[6] then
   -- starting together does not send blind into an empty bucket.
   local free = math.max(pause, probe)
   if free <= now then
-    redis.call('HSET', KEYS[1], 'probe', fmt(now + lease))
+    redis.call('HSET', KEYS[1], 'probe', fmt(now + lease), 'prober', ARGV[9])
     keep(now + lease)
     return {0, 0, members, 0, 1}
   end

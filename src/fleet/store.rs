@@ -12,6 +12,8 @@ use redis::cluster_async::ClusterConnection;
 use redis::{FromRedisValue, Script, ScriptInvocation};
 
 use super::breaker::BreakerSettings;
+use super::carry::Carry;
+use super::deadline::CallTimer;
 use super::error::FleetError;
 use super::keys::ScopeKeys;
 use super::lesson::Lesson;
@@ -51,7 +53,9 @@ pub enum Reservation {
         /// The shared send interval, once a rate was learned.
         interval: Option<Duration>,
         /// This send probes for the fleet (nothing is known yet): publish
-        /// its response whatever it says, which lets the others go.
+        /// its response whatever it says, which lets the others go. The
+        /// lease is held under this call's token: only this process can
+        /// give it up early ([`RedisFleet::release_probe`]).
         probe: bool,
     },
     /// The fleet knows nothing yet and another process is probing: ask
@@ -98,7 +102,12 @@ struct Inner {
     member: String,
     reserve: Script,
     publish: Script,
+    release: Script,
     address: String,
+    /// Numbers this process's reservation tokens (`member:n`).
+    tokens: AtomicU64,
+    /// What the next call on each scope carries.
+    carry: std::sync::Mutex<Carry>,
 }
 
 #[derive(Clone)]
@@ -109,8 +118,8 @@ enum Connection {
 
 #[derive(Debug, Default)]
 struct Counters {
-    /// Whether any call has answered yet (see [`FIRST_CALL_FACTOR`]).
-    heard: std::sync::atomic::AtomicBool,
+    /// How long calls took (the deadline follows it; see [`CallTimer`]).
+    timer: std::sync::Mutex<CallTimer>,
     calls: AtomicU64,
     missed_deadline: AtomicU64,
     errors: AtomicU64,
@@ -222,6 +231,14 @@ impl RedisFleetBuilder {
         self
     }
 
+    /// How long the fleet waits for a probe's answer before another
+    /// process probes (default 2 s: a first request's connection, TLS
+    /// handshake and answer on a slow link). Clamped to 10 ms ..= 1 min.
+    pub fn probe_lease(mut self, lease: Duration) -> Self {
+        self.settings.probe_lease = lease.clamp(Duration::from_millis(10), Duration::from_secs(60));
+        self
+    }
+
     /// How long keys live after their last use (default 10 min; a pause or
     /// a slot queue further out extends it). Clamped to 1 s ..= 1 day
     /// ([`MAX_KEY_TTL`]).
@@ -266,9 +283,18 @@ impl RedisFleetBuilder {
                 connection,
                 settings: self.settings,
                 member: format!("{:016x}", rand::random::<u64>()),
-                reserve: Script::new(include_str!("reserve.lua")),
-                publish: Script::new(include_str!("publish.lua")),
+                reserve: Script::new(concat!(
+                    include_str!("learn.lua"),
+                    include_str!("reserve.lua")
+                )),
+                publish: Script::new(concat!(
+                    include_str!("learn.lua"),
+                    include_str!("publish.lua")
+                )),
+                release: Script::new(include_str!("release.lua")),
                 address,
+                tokens: AtomicU64::new(0),
+                carry: std::sync::Mutex::default(),
             }),
         })
     }
@@ -344,10 +370,8 @@ impl RedisFleet {
     ) -> Result<T, FleetError> {
         let c = &self.inner.counters;
         c.calls.fetch_add(1, Ordering::Relaxed);
-        let mut deadline = self.inner.settings.deadline;
-        if !c.heard.load(Ordering::Relaxed) {
-            deadline = deadline.saturating_mul(FIRST_CALL_FACTOR);
-        }
+        let deadline = self.timer().deadline(self.inner.settings.deadline);
+        let started = std::time::Instant::now();
         let result = match tokio::time::timeout(deadline, call).await {
             Ok(result) => result,
             Err(_) => {
@@ -356,7 +380,7 @@ impl RedisFleet {
             }
         };
         match &result {
-            Ok(_) => c.heard.store(true, Ordering::Relaxed),
+            Ok(_) => self.timer().answered(started.elapsed()),
             Err(_) => {
                 c.errors.fetch_add(1, Ordering::Relaxed);
             }
@@ -364,8 +388,30 @@ impl RedisFleet {
         result
     }
 
+    fn timer(&self) -> std::sync::MutexGuard<'_, CallTimer> {
+        self.inner
+            .counters
+            .timer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The deadline of this process's next store call: the configured one
+    /// ([`RedisFleetBuilder::deadline`]), stretched to the round trips seen
+    /// so far (RFC 6298's timer, at most [`FIRST_CALL_FACTOR`] times it).
+    pub fn current_deadline(&self) -> Duration {
+        self.timer().deadline(self.inner.settings.deadline)
+    }
+
     pub(crate) fn breaker_settings(&self) -> BreakerSettings {
         self.inner.settings.breaker
+    }
+
+    fn carry(&self) -> std::sync::MutexGuard<'_, Carry> {
+        self.inner
+            .carry
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Reserve a send slot on `scope`: one script, one round trip. The
@@ -379,6 +425,10 @@ impl RedisFleet {
     /// answer may carry); otherwise [`Reservation::TooFar`], and nothing is
     /// reserved. A caller that would give up at a far slot asks this way,
     /// so abandoned reservations do not push the whole fleet's slots later.
+    ///
+    /// The same round trip first merges the lesson kept by
+    /// [`defer`](Self::defer) and gives up any probe lease that one of
+    /// this process's unanswered reservations was granted unawares.
     pub async fn reserve_within(
         &self,
         scope: &str,
@@ -389,6 +439,12 @@ impl RedisFleet {
         });
         let s = &self.inner.settings;
         let keys = ScopeKeys::new(&s.prefix, scope);
+        let token = format!(
+            "{}:{}",
+            self.inner.member,
+            self.inner.tokens.fetch_add(1, Ordering::Relaxed)
+        );
+        let out = self.carry().outgoing(scope);
         let mut invocation = self.inner.reserve.key(&keys.state);
         invocation
             .key(&keys.members)
@@ -399,11 +455,24 @@ impl RedisFleet {
             .arg(millis(s.member_window))
             .arg(millis(s.ttl))
             .arg(millis(s.headroom))
-            .arg(longest_us);
-        let reply: Vec<i64> = self.invoke(&invocation).await?;
+            .arg(longest_us)
+            .arg(&token)
+            .arg(&out.unanswered);
+        if let Some((lesson, age)) = out.lesson_aged(std::time::Instant::now()) {
+            lesson.push_args(&mut invocation, s.margin, age);
+        }
+        let reply: Vec<i64> = match self.invoke(&invocation).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                self.carry().unanswered(scope, &token, out);
+                return Err(error);
+            }
+        };
         let [kind, wait_us, members, interval_us, probe] = reply[..] else {
             return Err(FleetError::reply());
         };
+        self.carry()
+            .answered(scope, &token, kind == 0 && probe == 1);
         let after = micros(wait_us);
         Ok(match kind {
             0 => Reservation::Go {
@@ -417,8 +486,18 @@ impl RedisFleet {
         })
     }
 
-    /// Publish what a response on `scope` taught. Returns the shared
-    /// interval after the merge, once one is known.
+    /// Keep what a response on `scope` taught for this process's next
+    /// reservation there, which merges it in the same round trip (a newer
+    /// lesson replaces a kept one). For a lesson that only confirms what
+    /// the fleet knows; a refusal, or anything the others must hear now,
+    /// goes out with [`publish`](Self::publish). A kept lesson with no
+    /// next reservation is never shared: the fleet loses a confirmation.
+    pub fn defer(&self, scope: &str, lesson: Lesson) {
+        self.carry().defer(scope, lesson, std::time::Instant::now());
+    }
+
+    /// Publish what a response on `scope` taught, now (one round trip).
+    /// Returns the shared interval after the merge, once one is known.
     pub async fn publish(
         &self,
         scope: &str,
@@ -427,36 +506,38 @@ impl RedisFleet {
         let s = &self.inner.settings;
         let keys = ScopeKeys::new(&s.prefix, scope);
         let mut invocation = self.inner.publish.key(&keys.state);
-        lesson.push_args(&mut invocation);
-        invocation
-            .arg(s.margin)
-            .arg(millis(s.ttl))
-            .arg(millis(s.headroom));
+        invocation.arg(millis(s.ttl)).arg(millis(s.headroom));
+        lesson.push_args(&mut invocation, s.margin, Duration::ZERO);
         let reply: Vec<i64> = self.invoke(&invocation).await?;
+        self.carry().published(scope, lesson);
         let [_, interval_us] = reply[..] else {
             return Err(FleetError::reply());
         };
         Ok((interval_us > 0).then(|| micros(interval_us)))
     }
 
-    /// Give up this process's probe on `scope` (its send failed before the
-    /// server said anything): the next reservation probes instead of every
-    /// member waiting out the probe lease. Nothing is learned, so the fleet
-    /// still sends one probe at a time. (Should this process's lease have
-    /// run out and another process probe already, that one's lease goes
-    /// too: at worst two probes at once, never a blind herd.)
-    pub async fn release_probe(&self, scope: &str) -> Result<(), FleetError> {
-        let keys = ScopeKeys::new(&self.inner.settings.prefix, scope);
-        let call = async {
-            let mut cmd = redis::cmd("HDEL");
-            cmd.arg(&keys.state).arg("probe");
-            let _: i64 = match &self.inner.connection {
-                Connection::Single(c) => cmd.query_async(&mut c.clone()).await?,
-                Connection::Cluster(c) => cmd.query_async(&mut c.clone()).await?,
-            };
-            Ok(())
+    /// Give up this process's probe lease on `scope` (its send failed
+    /// before the server said anything): the next reservation probes
+    /// instead of every member waiting out the lease. Nothing is learned,
+    /// so the fleet still sends one probe at a time. Only a lease granted
+    /// to this process goes: the script compares the lease's token with
+    /// the one this process was granted, so a lease that ran out and went
+    /// to another process stays that process's. Returns whether a lease
+    /// was given up (no call at all when this process holds none).
+    pub async fn release_probe(&self, scope: &str) -> Result<bool, FleetError> {
+        let Some(token) = self.carry().take_probe(scope) else {
+            return Ok(false);
         };
-        self.timed(call).await
+        let keys = ScopeKeys::new(&self.inner.settings.prefix, scope);
+        let mut invocation = self.inner.release.key(&keys.state);
+        invocation.arg(&token);
+        let released: i64 = self.invoke(&invocation).await?;
+        Ok(released == 1)
+    }
+
+    /// The interval margin (see [`RedisFleetBuilder::interval_margin`]).
+    pub(crate) fn margin(&self) -> f64 {
+        self.inner.settings.margin
     }
 
     /// A `PING` through the same connection, within the same deadline (the

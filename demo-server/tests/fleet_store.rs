@@ -326,3 +326,70 @@ async fn a_probe_that_failed_before_any_answer_hands_probing_on() {
     let third = a.reserve(&s).await.unwrap();
     assert!(matches!(third, Reservation::AskAgain { .. }), "{third:?}");
 }
+
+#[tokio::test]
+async fn a_kept_lesson_merges_with_the_next_reservation_in_the_same_call() {
+    let server = redis();
+    let (a, b) = (member(&server.url()).await, member(&server.url()).await);
+    let s = scope("defer");
+    go_after(a.reserve(&s).await.unwrap());
+    a.publish(&s, &ok_lesson(20, 1, 19)).await.unwrap();
+    // A's next response says the bucket is empty; A keeps it for later.
+    a.defer(&s, ok_lesson(20, 1, 0));
+    let calls = a.counters().calls;
+    assert!(
+        go_after(b.reserve(&s).await.unwrap()).is_zero(),
+        "not shared yet"
+    );
+    // A's next reservation carries it: an empty bucket refills one send per
+    // interval (51 ms), and the fleet keeps two slots of headroom and
+    // tolerates one send of rounding: A's slot is 2 intervals away, where
+    // without the lesson it would have gone at once (B did).
+    let after = go_after(a.reserve(&s).await.unwrap());
+    assert_eq!(a.counters().calls, calls + 1, "one round trip");
+    assert!(after >= 2 * 51 * MS - 5 * MS, "{after:?}");
+    assert!(after <= 3 * 51 * MS, "{after:?}");
+    // And it was merged once, not again with the call after.
+    let next = go_after(a.reserve(&s).await.unwrap());
+    assert!(next <= after + 52 * MS, "{next:?} after {after:?}");
+}
+
+#[tokio::test]
+async fn a_process_releases_only_its_own_probe_lease() {
+    let server = redis();
+    let short = |url: String| async move {
+        RedisFleet::builder(url)
+            .deadline(Duration::from_secs(2))
+            .probe_lease(Duration::from_millis(50))
+            .connect()
+            .await
+            .unwrap()
+    };
+    let (a, b, c) = (
+        short(server.url()).await,
+        short(server.url()).await,
+        short(server.url()).await,
+    );
+    let s = scope("owner");
+    assert!(matches!(
+        a.reserve(&s).await.unwrap(),
+        Reservation::Go { probe: true, .. }
+    ));
+    // A's lease runs out before its send fails; B probes now.
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    assert!(matches!(
+        b.reserve(&s).await.unwrap(),
+        Reservation::Go { probe: true, .. }
+    ));
+    // A gives up the lease it was granted: B's is not A's to release.
+    assert!(!a.release_probe(&s).await.unwrap());
+    assert!(
+        matches!(c.reserve(&s).await.unwrap(), Reservation::AskAgain { .. }),
+        "B's probe still holds"
+    );
+    assert!(b.release_probe(&s).await.unwrap());
+    assert!(matches!(
+        c.reserve(&s).await.unwrap(),
+        Reservation::Go { probe: true, .. }
+    ));
+}

@@ -1,13 +1,8 @@
-//! Shared by the fleet tests: the demo server's throw-away `redis-server`
-//! and Redis Cluster harnesses (real servers on free loopback ports, killed
+//! Shared by the fleet tests (they live in the demo server's crate, which
+//! owns them): the throw-away `redis-server` and Redis Cluster harnesses
+//! (real servers on free loopback ports, killed
 //! by their own PIDs on drop), and a few readings.
 #![allow(dead_code)]
-
-#[path = "../../demo-server/src/redis_process.rs"]
-pub mod redis_process;
-
-#[path = "../../demo-server/src/redis_cluster.rs"]
-pub mod redis_cluster;
 
 use std::time::Duration;
 
@@ -15,7 +10,7 @@ use courteous::fleet::{Lesson, RedisFleet, Reservation};
 use courteous::signal::{Signal, parse};
 use http::{HeaderMap, HeaderValue, StatusCode};
 
-pub use redis_process::RedisServer;
+pub use demo_server::redis_process::RedisServer;
 
 pub fn redis() -> RedisServer {
     RedisServer::start().expect("redis-server on PATH (.ci/run installs it)")

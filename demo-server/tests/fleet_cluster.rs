@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use courteous::fleet::Reservation;
-use fleet_support::redis_cluster::RedisCluster;
+use demo_server::redis_cluster::RedisCluster;
 use fleet_support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

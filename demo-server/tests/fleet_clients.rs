@@ -217,3 +217,36 @@ async fn redis_stopped_then_killed_mid_run_loses_no_request() {
         "the rejoined fleet keeps its state in the new Redis: {keys:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_steady_process_makes_one_store_round_trip_per_send() {
+    let redis = redis();
+    // A quota that never runs low: every response confirms what the fleet
+    // knows, so its reading rides along with the next reservation.
+    let server = MockServer::start().await;
+    let bucket = TokenBucket::per_second(NonZeroU32::new(1000).unwrap())
+        .burst(NonZeroU32::new(1000).unwrap())
+        .dialect(Dialect::IetfList);
+    Mock::given(any())
+        .respond_with(bucket.clone())
+        .mount(&server)
+        .await;
+    let fleet = courteous::fleet::RedisFleet::builder(redis.url())
+        // Generous: a missed deadline would be tried again and add a call.
+        .deadline(Duration::from_secs(2))
+        .connect()
+        .await
+        .unwrap();
+    let client = Client::builder().fleet(fleet.clone()).build();
+    let sends = 30;
+    for _ in 0..sends {
+        let response = client.get(server.uri()).send().await.unwrap();
+        assert!(response.status().is_success());
+    }
+    assert_eq!(bucket.received(), sends);
+    let counters = fleet.counters();
+    assert_eq!(counters.missed_deadline + counters.errors, 0);
+    // One reservation per send, plus the probe's answer published at once
+    // (the only lesson the others must hear before this process sends again).
+    assert_eq!(counters.calls, sends + 1, "{counters:?}");
+}
