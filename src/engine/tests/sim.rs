@@ -68,6 +68,10 @@ pub(super) enum Dialect {
     /// `Retry-After` in whole seconds rounded up until the oldest entry
     /// leaves (`hint`), or nothing at all.
     SlidingLog { hint: bool },
+    /// The windows of `PolicyWindow` with `X-RateLimit-*` (an epoch reset
+    /// at the window's end, read as `FixedWindowEpoch`, no window length);
+    /// a 429 says `retry_after_ms` until the window's end.
+    EpochWindow { first_request: bool, phase_ms: u64 },
     /// The sliding log with IETF fields: `RateLimit-Policy: 20;w=1`,
     /// `RateLimit: r;t` (t = until the newest send leaves, rounded up);
     /// a 429 says `retry_after_ms` (until the oldest leaves).
@@ -99,6 +103,10 @@ impl Bucket {
         | Dialect::HintWindow {
             first_request,
             hint: _,
+            phase_ms,
+        }
+        | Dialect::EpochWindow {
+            first_request,
             phase_ms,
         } = dialect
         {
@@ -274,6 +282,16 @@ impl Bucket {
                     hint = Some(RetryHint::new(
                         ceil_secs(to_end),
                         HintSource::RetryAfterSeconds,
+                    ));
+                }
+            }
+            Dialect::EpochWindow { phase_ms, .. } => {
+                let to_end = (self.opened + 1.0 - t).max(0.0);
+                policies.push(x_ratelimit(epoch_reset(phase_ms, to_end)));
+                if !allowed {
+                    hint = Some(RetryHint::new(
+                        Duration::from_secs_f64(to_end.max(0.001)),
+                        HintSource::ProblemRetryAfterMs,
                     ));
                 }
             }
@@ -708,6 +726,35 @@ fn simulated_sliding_log_with_policy_fields_refuses_once() {
             let case = format!("c={concurrency} seed {seed}: {out:?}");
             assert!(out.sent <= 100 + concurrency as u64, "{case}");
             assert!(out.elapsed <= Duration::from_millis(5200), "{case}");
+        }
+    }
+}
+
+/// Windows with `X-RateLimit-*` (epoch reset, no window length) and a
+/// precise hint on a 429. Opened by the client's first request, each window
+/// ends up to a second before its whole-second reset: the first refusal's
+/// hint shows it off the grid and measures its length, so every window
+/// after it is met at its end (before: 8 s). On the clock's grid, read
+/// against a `Date` that disagrees with the local clock (as here), the
+/// window looks off the grid too: the one refusal that refutes the length
+/// is the cost, once.
+#[test]
+fn simulated_epoch_windows_are_met_at_their_end() {
+    for first_request in [true, false] {
+        for phase_ms in [0, 300, 700] {
+            for concurrency in [1, 4] {
+                for seed in 0..4 {
+                    let dialect = Dialect::EpochWindow {
+                        first_request,
+                        phase_ms,
+                    };
+                    let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                    let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
+                    let refuted = u64::from(!first_request);
+                    assert!(out.sent <= 101 + refuted, "{case}");
+                    assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
+                }
+            }
         }
     }
 }
