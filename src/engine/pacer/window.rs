@@ -175,25 +175,31 @@ mod tests {
             window.read(t0 + ms(1010), 19, Some(ms(1990))),
             Some(t0 + ms(2010))
         );
-        // Within OFF_GRID of the reset: on the grid, nothing learned.
+        // A reading after that end opens the next one, `remaining` or not.
+        assert_eq!(
+            window.read(t0 + ms(2020), 19, Some(ms(1980))),
+            Some(t0 + ms(3020))
+        );
+        // Within OFF_GRID of the reset (exactly, here): on the grid, nothing
+        // learned.
         let mut aligned = Window::default();
         aligned.read(t0, 19, Some(ms(1000)));
-        aligned.hinted(t0 + ms(950), Some(t0));
+        aligned.hinted(t0 + ms(1000) - OFF_GRID, Some(t0));
         assert_eq!(
             aligned.read(t0 + ms(1010), 19, Some(ms(1000))),
             Some(t0 + ms(2010))
         );
         assert_eq!(aligned.length, None);
         // A refusal while the length is in use refutes it for good.
-        window.hinted(t0 + ms(2500), Some(t0 + ms(1010)));
+        window.hinted(t0 + ms(2500), Some(t0 + ms(2020)));
         assert_eq!(window.length, None);
         window.read(t0 + ms(3000), 19, Some(ms(1990)));
         window.hinted(t0 + ms(3500), Some(t0 + ms(3000)));
         assert_eq!(window.length, None);
-        // Back to the readings alone: the earliest reset of the window.
+        // Back to the readings alone: the next window ends at its reset.
         assert_eq!(
             window.read(t0 + ms(4100), 19, Some(ms(1900))),
-            Some(t0 + ms(4990))
+            Some(t0 + ms(6000))
         );
     }
 
