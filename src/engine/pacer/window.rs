@@ -17,14 +17,16 @@
 //!
 //! **Off the second grid**: an epoch reset (`X-RateLimit-Reset`) is whole
 //! seconds, so a window opened by a request ends up to a second before the
-//! reset says, every window. A refusal's precise hint (`retry_after_ms`)
-//! that ends more than [`OFF_GRID`] before the reset shows it: the window
-//! is not aligned to the clock's seconds, and the hint's end measured from
-//! the burst's first success bounds its length. From then on each window
-//! is also over that length after its first reading. A refusal while that
-//! length is in use refutes it for good (an aligned window read against a
-//! clock that disagrees with `Date` also looks off the grid): one request
-//! at most, once per scope.
+//! reset says, every window. Read against a local clock that agrees with
+//! `Date` (a reset finer than whole seconds), a refusal's precise hint
+//! (`retry_after_ms`) that ends more than [`OFF_GRID`] before the reset
+//! shows it: the window is not aligned to the clock's seconds, and the
+//! hint's end measured from the burst's first success bounds its length.
+//! From then on each window is also over that length after its first
+//! reading. (A whole-second reset, a delta or an epoch read against `Date`,
+//! is rounded for every window, aligned or not, and tells nothing.) A
+//! refusal while that length is in use refutes it for good: one request at
+//! most, once per scope.
 
 use std::time::{Duration, Instant};
 
@@ -49,10 +51,13 @@ pub(super) struct Window {
     /// The window's length, once a precise hint showed the window off the
     /// second grid.
     length: Option<Duration>,
-    /// A refusal came while the length was in use: it was wrong (an aligned
-    /// window read against a clock that disagrees with `Date` looks off the
-    /// grid too), and is not learned again.
+    /// A refusal came while the length was in use: it was wrong, and is
+    /// not learned again.
     length_refuted: bool,
+    /// The last reading's reset was finer than whole seconds (an epoch read
+    /// against a local clock that agrees with `Date`): only such a reset
+    /// tells a window off the grid from a rounded one.
+    precise_reset: bool,
 }
 
 impl Window {
@@ -69,7 +74,7 @@ impl Window {
         if self.length.take().is_some() {
             self.length_refuted = true;
         }
-        let Some(start) = burst_start.filter(|_| !self.length_refuted) else {
+        let Some(start) = burst_start.filter(|_| !self.length_refuted && self.precise_reset) else {
             return;
         };
         if self
@@ -106,6 +111,7 @@ impl Window {
         self.last_remaining = Some(remaining);
         let over = self.ends_at.is_some_and(|end| now >= end);
         let end = reset.and_then(|d| now.checked_add(d));
+        self.precise_reset = reset.is_some_and(|d| d.subsec_nanos() != 0);
         if rose || over || self.opened.is_none() {
             self.opened = Some(now);
         }
@@ -166,6 +172,11 @@ mod tests {
         let mut window = Window::default();
         // The burst's first reading: the epoch reset says 1.6 s.
         assert_eq!(window.read(t0, 19, Some(ms(1600))), Some(t0 + ms(1600)));
+        // A whole-second reset is rounded whatever the window: nothing.
+        let mut rounded = Window::default();
+        rounded.read(t0, 19, Some(ms(2000)));
+        rounded.hinted(t0 + ms(1000), Some(t0));
+        assert_eq!(rounded.length, None);
         // Refused at 50 ms, back in 950 ms: 600 ms before the reset says.
         window.hinted(t0 + ms(1000), Some(t0));
         assert_eq!(window.ends_at(), Some(t0 + ms(1000)));
@@ -183,8 +194,8 @@ mod tests {
         // Within OFF_GRID of the reset (exactly, here): on the grid, nothing
         // learned.
         let mut aligned = Window::default();
-        aligned.read(t0, 19, Some(ms(1000)));
-        aligned.hinted(t0 + ms(1000) - OFF_GRID, Some(t0));
+        aligned.read(t0, 19, Some(ms(999)));
+        aligned.hinted(t0 + ms(999) - OFF_GRID, Some(t0));
         assert_eq!(
             aligned.read(t0 + ms(1010), 19, Some(ms(1000))),
             Some(t0 + ms(2010))
