@@ -76,6 +76,13 @@ macro_rules! courtesy_setters {
             self
         }
 
+        /// The hint assumed for a refusal that carries none (default 1 s,
+        /// doubling per refusal in a row; see [`Config`](crate::Config)).
+        pub fn unhinted_wait(mut self, wait: ::std::time::Duration) -> Self {
+            self.update_config(|c| c.unhinted_wait(wait));
+            self
+        }
+
         /// What to return when a response is not final and will not be
         /// retried (default an error, for every method).
         pub fn give_up(mut self, mode: $crate::GiveUpMode) -> Self {

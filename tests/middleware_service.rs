@@ -168,19 +168,47 @@ async fn hint_jitter_is_bounded() {
     }
 }
 
-#[tokio::test(start_paused = true)]
-async fn bare_throttles_back_off_exponentially() {
-    let script = Script::new([
+fn five_bare_refusals() -> Script {
+    Script::new([
         too_many(""),
         too_many(""),
         too_many(""),
         too_many(""),
         too_many(""),
         OK,
-    ]);
+    ])
+}
+
+/// Nothing said and nothing learned: 1 s, then doubling, plus up to 10 %.
+#[tokio::test(start_paused = true)]
+async fn bare_throttles_back_off_exponentially_from_one_second() {
+    let script = five_bare_refusals();
+    let config = Config::default()
+        .max_attempts(10)
+        .retry_budget(None)
+        .pacing(false);
+    let svc = CourteousLayer::with_config(config).layer(script.service());
+    let response = svc.oneshot(get()).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let gaps = gaps(&script.calls());
+    assert_eq!(gaps.len(), 5);
+    for (n, gap) in gaps.into_iter().enumerate() {
+        let floor = Duration::from_secs(1 << n);
+        assert!(
+            gap >= floor && gap <= floor + floor / 10,
+            "retry {n}: {gap:?}"
+        );
+    }
+}
+
+/// `unhinted_wait(0)` leaves bare refusals to the full-jitter backoff.
+#[tokio::test(start_paused = true)]
+async fn bare_throttles_can_be_left_to_the_backoff() {
+    let script = five_bare_refusals();
     let backoff = Backoff::new(Duration::from_millis(100), Duration::from_secs(20));
     let config = Config::default()
         .backoff(backoff)
+        .unhinted_wait(Duration::ZERO)
         .max_attempts(10)
         .retry_budget(None)
         .pacing(false);

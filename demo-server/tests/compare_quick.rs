@@ -19,6 +19,9 @@ async fn race_and_window_edge_reproduce_the_seed() {
         skip_build: true,
         headers: HeaderStyle::All,
         matrix: false,
+        algorithms: Vec::new(),
+        styles: Vec::new(),
+        concurrency: Vec::new(),
         only: vec![Experiment::Race, Experiment::Edge],
     };
     let report = compare::main(args).await.expect("comparison runs");

@@ -128,6 +128,7 @@ impl Default for Backoff {
 /// | [`retry_statuses`](Self::retry_statuses) | 429, 503 | RFC 6585 §4 and RFC 9110 §15.6.4, the statuses that carry `Retry-After` |
 /// | [`backoff`](Self::backoff) | full jitter, 100 ms … 20 s | see [`Backoff`] |
 /// | [`hint_jitter`](Self::hint_jitter) | +0–10 %, at most 1 s | a herd told the same instant does not return in lockstep |
+/// | [`unhinted_wait`](Self::unhinted_wait) | 1 s, doubling per refusal in a row | a refusal without any hint is read as `Retry-After: 1` (below) |
 /// | [`retry_budget`](Self::retry_budget) | 10 s, 10/s, 20 % | see [`RetryBudget`] |
 /// | [`give_up`](Self::give_up) | [`GiveUpMode::Error`] | |
 /// | [`rng_seed`](Self::rng_seed) | none: OS-seeded | a seed makes every jitter draw reproducible |
@@ -143,8 +144,22 @@ impl Default for Backoff {
 /// ```
 ///
 /// where n counts the scope's refusals since its last success (0 for the
-/// first) and the draw is uniform in `[0, min(20 s, 100 ms · 2ⁿ))` with the
-/// default [`Backoff`]. A server that keeps its word (refuses, says 2 s, then
+/// first; a refusal of a request sent before the previous refusal's pause
+/// began is not news and does not count) and the draw is uniform in
+/// `[0, min(20 s, 100 ms · 2ⁿ))` with the default [`Backoff`].
+///
+/// A refusal without any hint takes its hint from what the scope learned
+/// (a learned window's end, the reset of the quota headers), else from
+/// [`unhinted_wait`](Self::unhinted_wait): `min(20 s, 1 s · 2ⁿ)` by default
+/// (jittered from the second refusal in a row on: the first one's wait is
+/// exact, since the success after it measures the quota's cycle).
+/// One second is the least a server can say with `Retry-After` and what
+/// the original experiment's reference client waits, and a quota that
+/// refuses bare (no header at all) most often counts per second: so the
+/// first bare refusal of a per-second window costs one request, not the
+/// handful a 100 ms backoff spends before the window ends. The wait until
+/// the next success then measures the window (see the pacer), and the
+/// windows after it are met at their boundary. A server that keeps its word (refuses, says 2 s, then
 /// admits) is waited exactly as it asked; one that refuses again after the
 /// wait it named, or names none, zero, a date in the past or a negative
 /// number, is backed off exponentially, as if it had said nothing. A loop
@@ -152,6 +167,11 @@ impl Default for Backoff {
 /// as retries do: with the defaults, the pauses' expected sum passes 6 s
 /// after 7 refusals, and a refusal is never followed by a pause longer
 /// than 20 s unless the server asked for it.
+///
+/// A pause ends with one request: the scope's other requests wait for its
+/// answer (at most 1 s, [`PROBE_PATIENCE`](crate::engine::PROBE_PATIENCE)),
+/// so when the server refuses again, or gave back fewer units than hoped,
+/// one request learns it instead of every task at once.
 ///
 /// Server hints and resets are first clamped to [`MAX_SERVER_WAIT`] (one
 /// day): a hint beyond [`max_wait`](Self::max_wait) gives up at once.
@@ -165,6 +185,7 @@ pub struct Config {
     pub(crate) backoff: Backoff,
     pub(crate) hint_jitter_ratio: f64,
     pub(crate) hint_jitter_cap: Duration,
+    pub(crate) unhinted_wait: Duration,
     pub(crate) retry_budget: Option<RetryBudget>,
     pub(crate) give_up: GiveUpMode,
     pub(crate) rng_seed: Option<u64>,
@@ -185,6 +206,7 @@ impl Default for Config {
             backoff: Backoff::default(),
             hint_jitter_ratio: Self::DEFAULT_HINT_JITTER_RATIO,
             hint_jitter_cap: Self::DEFAULT_HINT_JITTER_CAP,
+            unhinted_wait: Self::DEFAULT_UNHINTED_WAIT,
             retry_budget: Some(RetryBudget::default()),
             give_up: GiveUpMode::Error,
             rng_seed: None,
@@ -204,6 +226,9 @@ impl Config {
     pub const DEFAULT_HINT_JITTER_RATIO: f64 = 0.10;
     /// …and never more than 1 s.
     pub const DEFAULT_HINT_JITTER_CAP: Duration = Duration::from_secs(1);
+    /// Default hint of a refusal that carries none and comes before the
+    /// scope learned when units come back: 1 s (see the type's docs).
+    pub const DEFAULT_UNHINTED_WAIT: Duration = Duration::from_secs(1);
     /// Default idle time after which a scope's state is dropped: 10 min,
     /// ten times the longest default wait (`max_wait`, 60 s) and five times
     /// the deadline (120 s). What a scope learned that long ago is stale
@@ -276,6 +301,21 @@ impl Config {
         };
         self.hint_jitter_cap = cap;
         self
+    }
+
+    /// The hint assumed for a throttled response that carries none when the
+    /// scope has learned nothing better (default 1 s): the n-th refusal in
+    /// a row waits `min(backoff cap, wait · 2ⁿ)` plus the hint jitter.
+    /// `Duration::ZERO` leaves such refusals to the [`backoff`](Self::backoff)
+    /// alone.
+    pub fn unhinted_wait(mut self, wait: Duration) -> Self {
+        self.unhinted_wait = wait;
+        self
+    }
+
+    /// The hint assumed for the n-th refusal in a row that carries none.
+    pub(crate) fn unhinted_wait_for(&self, n: u32) -> Duration {
+        Backoff::new(self.unhinted_wait, self.backoff.cap()).ceiling(n)
     }
 
     /// The retry budget, or `None` to retry without one.

@@ -46,6 +46,7 @@ pub use budget::RetryBudget;
 pub use config::{Backoff, Config, GiveUpMode};
 pub use decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 pub use scope::Scope;
+pub use state::PROBE_PATIENCE;
 pub use stats::ScopeStats;
 pub use time::MAX_SERVER_WAIT;
 
@@ -53,6 +54,7 @@ use crate::signal::Signal;
 use state::ScopeState;
 #[cfg(feature = "redis")]
 pub(crate) use state::pacing_quota;
+#[cfg(feature = "redis")]
 pub(crate) use time::later;
 
 /// Shared per-scope rate-limit state and the rules applied to it.
@@ -248,7 +250,7 @@ impl InFlight {
 impl Drop for InFlight {
     fn drop(&mut self) {
         if !self.settled {
-            lock(&self.slot).abandon();
+            lock(&self.slot).abandon(self.seq);
         }
     }
 }
@@ -412,7 +414,7 @@ impl Engine {
     ) -> Verdict {
         ticket.settled = true;
         let config = &self.shared.config;
-        lock(&ticket.slot).on_transport_error(config, now, retryable_error, attempt)
+        lock(&ticket.slot).on_transport_error(config, ticket.seq, now, retryable_error, attempt)
     }
 
     /// Counters of every scope known, sorted by scope (a scope dropped

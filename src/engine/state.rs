@@ -15,6 +15,16 @@ use super::stats::ScopeStats;
 use super::time::{MAX_SERVER_WAIT, later};
 use crate::signal::{Quota, QuotaUnit, Signal};
 
+/// How long the others wait for the first send after a pause to be
+/// answered before they go anyway (a slow answer must not hold the scope):
+/// 1 s, a window of the shortest common quota.
+pub const PROBE_PATIENCE: Duration = Duration::from_secs(1);
+/// The others look again after as long as the probe has been out, at
+/// least 1 ms (tokio's timer tick)…
+const PROBE_POLL_MIN: Duration = Duration::from_millis(1);
+/// …and at most 50 ms.
+const PROBE_POLL_MAX: Duration = Duration::from_millis(50);
+
 /// Everything known about one scope.
 #[derive(Debug)]
 pub(crate) struct ScopeState {
@@ -24,6 +34,14 @@ pub(crate) struct ScopeState {
     next_seq: u64,
     last_synced_seq: Option<u64>,
     consecutive_throttles: u32,
+    /// Sends from this sequence number on were admitted after the last
+    /// refusal paused the scope; refusals of earlier ones are not news.
+    pause_from_seq: Option<u64>,
+    /// The sequence numbers of the sends in flight.
+    in_flight_seqs: Vec<u64>,
+    /// The first send after a pause (its sequence number and when it went):
+    /// the others wait for its answer (see [`PROBE_PATIENCE`]).
+    probe: Option<(u64, Instant)>,
     budget: Option<BudgetAccount>,
     /// Draws the backoff and the hint jitter (seeded: see [`Config::rng_seed`]).
     rng: SmallRng,
@@ -44,6 +62,9 @@ impl ScopeState {
             next_seq: 0,
             last_synced_seq: None,
             consecutive_throttles: 0,
+            pause_from_seq: None,
+            in_flight_seqs: Vec::new(),
+            probe: None,
             budget: config.retry_budget.map(|b| BudgetAccount::new(b, now)),
             rng: match config.rng_seed {
                 Some(seed) => SmallRng::seed_from_u64(seed ^ fnv1a(key.as_bytes())),
@@ -79,11 +100,20 @@ impl ScopeState {
         now: Instant,
         pace: bool,
     ) -> Result<u64, (Duration, WaitReason)> {
-        if let Some(until) = self.pause_until {
-            if until > now {
-                return Err((until - now, WaitReason::Paused));
+        let pause_ended = match self.pause_until {
+            Some(until) if until > now => return Err((until - now, WaitReason::Paused)),
+            Some(_) => true,
+            None => false,
+        };
+        if let Some((_, sent)) = self.probe {
+            let out = now.saturating_duration_since(sent);
+            if out < PROBE_PATIENCE {
+                // As long again as it has been out, within bounds: a poll
+                // that follows the round trip without spinning.
+                let wait = out.clamp(PROBE_POLL_MIN, PROBE_POLL_MAX);
+                return Err((wait, WaitReason::Paused));
             }
-            self.pause_until = None;
+            self.probe = None;
         }
         if config.pacing && pace {
             self.pacer
@@ -92,8 +122,15 @@ impl ScopeState {
         }
         self.last_used = self.last_used.max(now);
         let seq = self.next_seq;
+        if pause_ended {
+            // The first send after a pause goes alone (module docs of
+            // `Config`: a pause ends with one request).
+            self.pause_until = None;
+            self.probe = Some((seq, now));
+        }
         self.next_seq += 1;
         self.in_flight += 1;
+        self.in_flight_seqs.push(seq);
         self.stats.sent += 1;
         Ok(seq)
     }
@@ -105,9 +142,21 @@ impl ScopeState {
             .map(|until| until - now)
     }
 
-    /// A send that will never report (cancelled).
-    pub(crate) fn abandon(&mut self) {
+    /// Send `seq` will never report (cancelled).
+    pub(crate) fn abandon(&mut self, seq: u64) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.answered(seq);
+    }
+
+    /// Send `seq` was answered (or abandoned): if it was the probe after a
+    /// pause, the others may go.
+    fn answered(&mut self, seq: u64) {
+        if let Some(i) = self.in_flight_seqs.iter().position(|&s| s == seq) {
+            self.in_flight_seqs.swap_remove(i);
+        }
+        if self.probe.is_some_and(|(probe, _)| probe == seq) {
+            self.probe = None;
+        }
     }
 
     pub(crate) fn record_wait(&mut self, waited: Duration) {
@@ -120,8 +169,9 @@ impl ScopeState {
         self.stats.gave_up_before_send += 1;
     }
 
-    fn settle(&mut self, attempt: &Attempt, now: Instant) {
+    fn settle(&mut self, seq: u64, attempt: &Attempt, now: Instant) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.answered(seq);
         self.last_used = self.last_used.max(now);
         if attempt.number <= 1
             && let Some(budget) = self.budget.as_mut()
@@ -156,7 +206,9 @@ impl ScopeState {
             window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
             reset: tightest_reset(signal, quota).map(|reset| reset.min(MAX_SERVER_WAIT)),
         };
-        self.pacer.sync(now, reading, self.in_flight);
+        let newer = self.in_flight_seqs.iter().filter(|&&s| s > seq).count();
+        let newer = u32::try_from(newer).unwrap_or(u32::MAX);
+        self.pacer.sync(now, reading, self.in_flight, newer);
     }
 
     /// A response arrived for send `seq`, classified as `class`.
@@ -174,7 +226,7 @@ impl ScopeState {
         signal: &Signal,
         attempt: &Attempt,
     ) -> Verdict {
-        self.settle(attempt, now);
+        self.settle(seq, attempt, now);
         self.learn(seq, now, signal);
         let classified_wait = match class {
             ResponseClass::Throttled { wait } => wait,
@@ -190,7 +242,8 @@ impl ScopeState {
             }
             ResponseClass::Final => {
                 self.consecutive_throttles = 0;
-                self.pacer.on_success(now);
+                let sent_before_refusal = self.pause_from_seq.is_some_and(|from| seq < from);
+                self.pacer.on_success(now, sent_before_refusal);
                 return Verdict::Return;
             }
         };
@@ -198,21 +251,16 @@ impl ScopeState {
         // Clamped for the arithmetic; a give-up still reports what was asked.
         let asked = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
         let hint = asked.map(|h| h.min(MAX_SERVER_WAIT));
-        self.pacer.on_throttle(now, hint);
-        // A hint is a floor: refused again after waiting what the server
-        // said (or told nothing, zero, a past date), back off as without one.
-        let backoff = config
-            .backoff
-            .draw_with(&mut self.rng, self.consecutive_throttles);
-        let pause = match hint {
-            Some(h) => h
-                .saturating_add(config.draw_hint_jitter(&mut self.rng, h))
-                .max(backoff),
-            None => backoff,
+        let until = if self.pause_from_seq.is_some_and(|from| seq < from) {
+            // Sent before the last refusal paused the scope: no news, only
+            // a hint that may reach further.
+            hint.map(|h| later(now, h))
+        } else {
+            Some(later(now, self.pause_after_refusal(config, now, hint)))
         };
-        self.consecutive_throttles = self.consecutive_throttles.saturating_add(1);
-        let until = later(now, pause);
-        self.pause_until = Some(self.pause_until.map_or(until, |p| p.max(until)));
+        if let Some(until) = until {
+            self.pause_until = Some(self.pause_until.map_or(until, |p| p.max(until)));
+        }
 
         if !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);
@@ -227,16 +275,47 @@ impl ScopeState {
         self.retry_or_give_up(config, now, wait, attempt, reason)
     }
 
+    /// The pause after a refusal that is news (its request was sent after
+    /// the previous one's pause began). A hint is a floor: refused again
+    /// after waiting what the server said (or told nothing, zero, a past
+    /// date), back off as without one. Without a hint, the wait is what the
+    /// pacer expects (a learned window's end, a reset), else
+    /// [`Config::unhinted_wait`] doubled per refusal in a row.
+    fn pause_after_refusal(
+        &mut self,
+        config: &Config,
+        now: Instant,
+        hint: Option<Duration>,
+    ) -> Duration {
+        let n = self.consecutive_throttles;
+        let expected = self.pacer.on_throttle(now, hint);
+        let backoff = config.backoff.draw_with(&mut self.rng, n);
+        self.consecutive_throttles = n.saturating_add(1);
+        self.pause_from_seq = Some(self.next_seq);
+        let floor = match hint.or(expected) {
+            Some(floor) => floor,
+            // The first unhinted wait is exact: the next success measures
+            // the quota's cycle from it, so jitter would lengthen every
+            // cycle after it; refusals in a row are jittered as hints are.
+            None if n == 0 => return config.unhinted_wait_for(0).max(backoff),
+            None => config.unhinted_wait_for(n),
+        };
+        floor
+            .saturating_add(config.draw_hint_jitter(&mut self.rng, floor))
+            .max(backoff)
+    }
+
     /// A transport error for send `seq`; `retryable_error` says whether the
     /// error is a connection failure or timeout.
     pub(crate) fn on_transport_error(
         &mut self,
         config: &Config,
+        seq: u64,
         now: Instant,
         retryable_error: bool,
         attempt: &Attempt,
     ) -> Verdict {
-        self.settle(attempt, now);
+        self.settle(seq, attempt, now);
         if !retryable_error || !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);
         }

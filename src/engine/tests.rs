@@ -184,6 +184,7 @@ fn a_success_resets_the_backoff() {
         .rng_seed(3)
         .max_attempts(100)
         .retry_budget(None)
+        .unhinted_wait(Duration::ZERO)
         .backoff(Backoff::new(ms(100), ms(50_000)));
     let engine = Engine::new(config);
     let scope = Scope::new("s");
@@ -226,6 +227,7 @@ fn bare_throttles_back_off_exponentially_with_full_jitter() {
     let engine = Engine::new(
         Config::default()
             .backoff(backoff)
+            .unhinted_wait(Duration::ZERO)
             .max_attempts(50)
             .retry_budget(None),
     );
@@ -427,4 +429,183 @@ fn waits_and_give_ups_before_sending_are_counted() {
     assert_eq!(stats.waited(), ms(50));
     assert_eq!(stats.gave_up(), 2);
     assert_eq!(stats.gave_up_before_send(), 2);
+}
+
+/// A refusal with no hint at all, before anything was learned, is read as
+/// `Retry-After: 1`, doubling per refusal in a row (plus the hint jitter),
+/// and a success starts again from 1 s.
+#[test]
+fn bare_refusals_wait_the_unhinted_wait_doubling() {
+    let engine = Engine::new(
+        Config::default()
+            .rng_seed(5)
+            .max_attempts(100)
+            .retry_budget(None),
+    );
+    let scope = Scope::new("s");
+    let mut now = Instant::now();
+    let refuse = |now: Instant, n: u32| {
+        let ticket = admit_now(&engine, &scope, now);
+        retry_after(&engine.on_response(
+            ticket,
+            now,
+            StatusCode::TOO_MANY_REQUESTS,
+            &Signal::default(),
+            &Attempt::new(n, true, now),
+        ))
+    };
+    assert_eq!(refuse(now, 1), Duration::from_secs(1), "the first is exact");
+    now += Duration::from_secs(1);
+    for (n, secs) in [(2, 2), (3, 4), (4, 8), (5, 16), (6, 20), (7, 20)] {
+        let wait = refuse(now, n);
+        let floor = Duration::from_secs(secs);
+        assert!(wait >= floor, "refusal {n}: {wait:?}");
+        assert!(wait <= floor + floor / 10, "refusal {n}: {wait:?}");
+        now += wait;
+    }
+    let ticket = admit_now(&engine, &scope, now);
+    let ok = Attempt::new(1, true, now);
+    assert_eq!(
+        engine.on_response(ticket, now, StatusCode::OK, &Signal::default(), &ok),
+        Verdict::Return
+    );
+    let wait = refuse(now, 1);
+    assert!(
+        wait >= Duration::from_secs(1) && wait <= ms(1100),
+        "{wait:?}"
+    );
+}
+
+/// Refusals of requests that were already in flight when the first one
+/// paused the scope are not news: they neither lengthen the pause nor
+/// count as refusals in a row.
+#[test]
+fn refusals_of_requests_sent_before_the_pause_do_not_escalate() {
+    let engine = Engine::new(no_jitter().max_attempts(100).retry_budget(None));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let tickets: Vec<_> = (0..4).map(|_| admit_now(&engine, &scope, t0)).collect();
+    let mut waits = Vec::new();
+    for (i, ticket) in tickets.into_iter().enumerate() {
+        let at = t0 + ms(i as u64);
+        waits.push(retry_after(&engine.on_response(
+            ticket,
+            at,
+            StatusCode::TOO_MANY_REQUESTS,
+            &Signal::default(),
+            &Attempt::new(1, true, at),
+        )));
+    }
+    // One pause of 1 s from the first refusal; the others wait out the rest.
+    for (i, wait) in waits.iter().enumerate() {
+        assert_eq!(*wait, Duration::from_secs(1) - ms(i as u64), "{waits:?}");
+    }
+    // The retry after the pause is the second refusal in a row: 2 s.
+    let at = t0 + Duration::from_secs(1);
+    let ticket = admit_now(&engine, &scope, at);
+    let wait = retry_after(&engine.on_response(
+        ticket,
+        at,
+        StatusCode::TOO_MANY_REQUESTS,
+        &Signal::default(),
+        &Attempt::new(2, true, at),
+    ));
+    assert_eq!(wait, Duration::from_secs(2));
+}
+
+/// A stale refusal whose hint reaches further than the pause still
+/// lengthens it: the server may know better than our first reading.
+#[test]
+fn a_stale_refusal_with_a_longer_hint_extends_the_pause() {
+    let engine = Engine::new(no_jitter().max_attempts(100).retry_budget(None));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let a = admit_now(&engine, &scope, t0);
+    let b = admit_now(&engine, &scope, t0);
+    let refuse = |ticket, hint| {
+        retry_after(&engine.on_response(
+            ticket,
+            t0,
+            StatusCode::TOO_MANY_REQUESTS,
+            &hint_signal(hint),
+            &Attempt::new(1, true, t0),
+        ))
+    };
+    assert_eq!(refuse(a, ms(500)), ms(500));
+    assert_eq!(refuse(b, ms(3000)), ms(3000));
+    assert_eq!(
+        admit_wait(&engine, &scope, t0),
+        (ms(3000), WaitReason::Paused)
+    );
+}
+
+/// A pause ends with one request: the others wait for its answer (so a
+/// wrong guess of what came back costs one refusal, not one per task), and
+/// go at once when it succeeds, is cancelled, or is out too long.
+#[test]
+fn a_pause_ends_with_one_request() {
+    let engine = Engine::new(no_jitter().max_attempts(100).retry_budget(None));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let first = admit_now(&engine, &scope, t0);
+    let refused = engine.on_response(
+        first,
+        t0,
+        StatusCode::TOO_MANY_REQUESTS,
+        &hint_signal(ms(100)),
+        &Attempt::new(1, true, t0),
+    );
+    assert_eq!(retry_after(&refused), ms(100));
+    let end = t0 + ms(100);
+    let probe = admit_now(&engine, &scope, end);
+    // Out for 3 ms: look again in 3 ms.
+    assert_eq!(
+        admit_wait(&engine, &scope, end + ms(3)),
+        (ms(3), WaitReason::Paused)
+    );
+    let ok = Attempt::new(2, true, end);
+    let verdict = engine.on_response(probe, end + ms(4), StatusCode::OK, &Signal::default(), &ok);
+    assert_eq!(verdict, Verdict::Return);
+    let _a = admit_now(&engine, &scope, end + ms(4));
+    let _b = admit_now(&engine, &scope, end + ms(4));
+
+    // A cancelled probe releases the others too.
+    let (engine, scope) = (Engine::new(no_jitter()), Scope::new("s"));
+    let ticket = admit_now(&engine, &scope, t0);
+    let attempt = Attempt::new(1, true, t0);
+    let signal = hint_signal(ms(100));
+    let _ = engine.on_response(ticket, t0, StatusCode::TOO_MANY_REQUESTS, &signal, &attempt);
+    drop(admit_now(&engine, &scope, end));
+    let _c = admit_now(&engine, &scope, end);
+
+    // A probe out for a second no longer holds anyone.
+    let (engine, scope) = (Engine::new(no_jitter()), Scope::new("s"));
+    let ticket = admit_now(&engine, &scope, t0);
+    let _ = engine.on_response(ticket, t0, StatusCode::TOO_MANY_REQUESTS, &signal, &attempt);
+    let _slow = admit_now(&engine, &scope, end);
+    assert_eq!(
+        admit_wait(&engine, &scope, end + ms(999)).1,
+        WaitReason::Paused
+    );
+    let _d = admit_now(&engine, &scope, end + ms(1000));
+}
+
+/// A refusal without a hint from a server that reports its quota waits for
+/// what the quota says (here its reset, 300 ms away), not the unhinted
+/// second.
+#[test]
+fn a_bare_refusal_with_a_reported_quota_waits_for_the_quota() {
+    let engine = Engine::new(no_jitter().backoff(no_backoff()));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let quota = Quota::new(QuotaSource::XRateLimit)
+        .with_limit(20)
+        .with_remaining(0)
+        .with_reset(ms(300));
+    let signal = Signal::from_parts(None, vec![quota]);
+    let ticket = admit_now(&engine, &scope, t0);
+    let attempt = Attempt::new(1, true, t0);
+    let verdict = engine.on_response(ticket, t0, StatusCode::TOO_MANY_REQUESTS, &signal, &attempt);
+    let wait = retry_after(&verdict);
+    assert!(wait <= ms(300), "{wait:?}");
 }

@@ -71,6 +71,16 @@ pub struct CompareArgs {
     /// four clients (about 10 minutes). Default: the fixed windows only.
     #[arg(long)]
     pub matrix: bool,
+    /// Limit the limiters experiment to these algorithms (comma-separated;
+    /// default: those of the run, see `--matrix`).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub algorithms: Vec<crate::Algorithm>,
+    /// Limit the limiters experiment to these header styles (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub styles: Vec<HeaderStyle>,
+    /// Limit the limiters experiment to these concurrencies (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub concurrency: Vec<u64>,
     /// Run only these experiments (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<Experiment>,
@@ -139,12 +149,18 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
         report.waste = experiments::waste::run(&lab).await?;
     }
     if args.runs(Experiment::Limiters) {
-        let cells = experiments::limiters::cells(args.matrix).len();
+        let selection = experiments::limiters::Selection {
+            matrix: args.matrix,
+            algorithms: args.algorithms.clone(),
+            styles: args.styles.clone(),
+            concurrency: args.concurrency.clone(),
+        };
+        let cells = selection.cells().len();
         let clients = experiments::limiters::clients(args.matrix).len();
         lab.progress(format!(
             "3b/5 every limiter: {clients} clients × {cells} limiter, header and concurrency cells"
         ));
-        report.limiters = experiments::limiters::run(&lab, args.matrix).await?;
+        report.limiters = experiments::limiters::run(&lab, &selection).await?;
     }
     if args.runs(Experiment::Herd) {
         lab.progress("4/5 herds: 10, 30, 100 polite processes on one client id, local and fleet");

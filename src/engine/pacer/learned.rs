@@ -1,10 +1,23 @@
-//! The rate and burst learned from refusals, for a quota that states no
-//! policy (see the parent module's docs, point 2).
+//! The rate, burst and window learned from refusals, for a quota that
+//! states no policy (see the parent module's docs, point 2).
+//!
+//! Two measures, each an upper bound of the server's true one:
+//! - **the rate**, between two hinted refusals: every success in between
+//!   spent a unit refilled in between, so `successes / span` (span between
+//!   the instants the hints pointed to), and `successes / hint` from the
+//!   first refusal alone;
+//! - **the window's length** (a *cycle*): a burst that ran out came back
+//!   whole no later than the instant its refusal's hint pointed to, or,
+//!   for a bare refusal, than the next success. The span from the burst's
+//!   first success to that instant bounds the window, since the window
+//!   opened no earlier than that first success was sent. Bursts that did
+//!   not spend [`BURST_SPENT`] of the capacity say nothing of a window (a
+//!   bucket's hint is often the time to its next unit only).
 
 use std::time::{Duration, Instant};
 
 use super::super::time::later;
-use super::{MEASURE_HORIZON, secs};
+use super::{BURST_SPENT, MEASURE_HORIZON, secs};
 
 /// Where the current measurement starts: the instant a refusal's hint
 /// pointed to, and the successes counted since.
@@ -22,10 +35,17 @@ pub(super) struct Learned {
     anchor: Option<Anchor>,
     successes_since_throttle: u64,
     period: Option<Duration>,
+    /// The first success since the last refusal: when the burst began.
+    burst_start: Option<Instant>,
+    /// A burst a bare refusal ended, until the next success bounds its cycle.
+    refused_burst: Option<Instant>,
+    /// The last refusal measured the capacity (the burst before it).
+    capacity_from_last_refusal: bool,
 }
 
 impl Learned {
-    /// Units per second, once a refusal (with a hint) or two told.
+    /// Units per second, once a refusal (with a hint) or two told, or a
+    /// window was measured (its burst over its length).
     pub(super) fn rate(&self) -> Option<f64> {
         self.rate
     }
@@ -40,47 +60,102 @@ impl Learned {
         self.successes_since_throttle
     }
 
-    /// A learned window's length: the shortest time a burst of
-    /// [`capacity`](Self::capacity) was seen to take to come back. Each
-    /// measure is an upper bound (whole-second hints round up, and our own
-    /// lateness after a pause lengthens the span), so the shortest is the
-    /// tightest.
+    /// A learned window's length: the shortest cycle measured (module docs).
     pub(super) fn period(&self) -> Option<Duration> {
         self.period
     }
 
-    fn measured(&mut self, rate: f64) {
-        self.rate = Some(rate);
-        let period = self
-            .capacity
-            .and_then(|c| Duration::try_from_secs_f64(c / rate).ok());
-        self.period = match (self.period, period) {
-            (Some(known), Some(new)) => Some(known.min(new)),
-            (known, new) => new.or(known),
-        };
+    /// Whether the burst since the last refusal spent most of the capacity.
+    fn burst_spent(&self) -> bool {
+        self.capacity
+            .is_some_and(|c| self.successes_since_throttle as f64 >= c * BURST_SPENT)
     }
 
-    /// One more success.
-    pub(super) fn on_success(&mut self) {
+    fn cycle(&mut self, span: Duration) {
+        if span.is_zero() {
+            return;
+        }
+        self.period = Some(self.period.map_or(span, |known| known.min(span)));
+    }
+
+    /// One more success at `now`; `true` when it confirmed the cycle of a
+    /// burst a bare or whole-second refusal ended (the quota comes back in
+    /// windows of [`period`](Self::period) from then on).
+    pub(super) fn on_success(&mut self, now: Instant, sent_before_refusal: bool) -> bool {
+        if sent_before_refusal {
+            // Answered after the refusal, but part of the burst it ended
+            // (concurrent requests): the burst was one larger, and nothing
+            // came back yet.
+            if self.capacity_from_last_refusal {
+                self.capacity = self.capacity.map(|c| c + 1.0);
+            }
+            return false;
+        }
         self.successes_since_throttle += 1;
+        let measured = match self.refused_burst.take() {
+            Some(start) => {
+                self.cycle(now.saturating_duration_since(start));
+                self.burst_start = Some(now);
+                self.period.is_some()
+            }
+            None => {
+                self.burst_start.get_or_insert(now);
+                false
+            }
+        };
+        if measured
+            && self.rate.is_none()
+            && let (Some(capacity), Some(period)) = (self.capacity, self.period)
+        {
+            self.rate = Some(capacity / secs(period).max(f64::EPSILON));
+        }
+        measured
     }
 
-    /// A refusal at `now`, with the server's hint if any. Between two
-    /// refusals every success spent a unit refilled in between: `successes /
-    /// span` is the rate (span between the instants the hints pointed to).
-    /// The first refusal gives the burst, and `successes / hint`.
-    pub(super) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) {
+    /// A refusal at `now`, with the server's hint if any (module docs);
+    /// `readings`: the server reports its `remaining`.
+    pub(super) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>, readings: bool) {
+        // "Come back in 0 s" says nothing of when the units return.
+        let hint = hint.filter(|h| !h.is_zero());
         let next_unit_at = later(now, hint.unwrap_or(Duration::ZERO));
+        // A refusal with no measurement under way (or one too old) starts
+        // one: the burst since the last refusal is the capacity.
+        let fresh = self.anchor.is_none_or(|anchor| {
+            next_unit_at.saturating_duration_since(anchor.at) > MEASURE_HORIZON
+        });
+        self.capacity_from_last_refusal = fresh && self.successes_since_throttle > 0;
+        if self.capacity_from_last_refusal {
+            self.capacity = Some(self.successes_since_throttle as f64);
+        }
+        if let Some(start) = self.burst_start.take().filter(|_| self.burst_spent()) {
+            if let Some(h) = hint {
+                self.cycle(later(now, h).saturating_duration_since(start));
+            }
+            // A bare refusal, or a whole-second hint (too coarse to tell a
+            // bucket's next unit from a window's end, and paced alike: the
+            // burst once per hint): the next success confirms the window.
+            if hint.is_none_or(is_whole_seconds) {
+                self.refused_burst = Some(start);
+            }
+        }
         let successes = std::mem::take(&mut self.successes_since_throttle);
+        // Without a hint the span between refusals is our own backoff, not
+        // the server's refill: no rate from it, only the horizon.
+        let Some(hint) = hint else {
+            if fresh {
+                self.anchor = Some(Anchor {
+                    at: now,
+                    successes: 0,
+                });
+            }
+            return;
+        };
         match self.anchor.as_mut() {
-            Some(anchor)
-                if next_unit_at.saturating_duration_since(anchor.at) <= MEASURE_HORIZON =>
-            {
+            Some(anchor) if !fresh => {
                 anchor.successes += successes;
                 let span = secs(next_unit_at.saturating_duration_since(anchor.at));
                 if span > 0.0 && anchor.successes > 0 {
-                    let rate = anchor.successes as f64 / span;
-                    self.measured(rate);
+                    self.rate = Some(anchor.successes as f64 / span);
                 }
             }
             _ => {
@@ -88,15 +163,22 @@ impl Learned {
                     at: next_unit_at,
                     successes: 0,
                 });
-                if successes > 0 {
-                    self.capacity = Some(successes as f64);
-                    if let Some(h) = hint.filter(|h| !h.is_zero()) {
-                        self.measured(successes as f64 / secs(h));
-                    }
+                // A server that reports `remaining` will say how many came
+                // back: until then, the hint promises one unit, not the
+                // burst (concurrent requests would all go at its end).
+                let units = if readings { 1 } else { successes };
+                if units > 0 {
+                    // The hint is not zero (filtered above).
+                    self.rate = Some(units as f64 / secs(hint));
                 }
             }
         }
     }
+}
+
+/// Whether a hint is a whole number of seconds (`Retry-After`'s unit).
+fn is_whole_seconds(hint: Duration) -> bool {
+    hint.subsec_nanos() == 0
 }
 
 #[cfg(test)]
@@ -112,17 +194,17 @@ mod tests {
         let t0 = Instant::now();
         let mut learned = Learned::default();
         for _ in 0..20 {
-            learned.on_success();
+            learned.on_success(t0, false);
         }
         // 20 successes, then refused: come back in 1 s.
-        learned.on_throttle(t0, Some(ms(1000)));
+        learned.on_throttle(t0, Some(ms(1000)), false);
         assert_eq!(learned.rate(), Some(20.0));
         assert_eq!(learned.capacity(), Some(20.0));
         for _ in 0..10 {
-            learned.on_success();
+            learned.on_success(t0, false);
         }
         // 10 more between the instants the two hints pointed to, 1 s apart.
-        learned.on_throttle(t0 + ms(1900), Some(ms(100)));
+        learned.on_throttle(t0 + ms(1900), Some(ms(100)), false);
         assert_eq!(learned.rate(), Some(10.0));
         assert_eq!(learned.capacity(), Some(20.0));
         // The burst came back within 1 s once: the window is 1 s, not 2.
@@ -130,16 +212,117 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_refusal_ends_a_cycle_at_the_next_fresh_success() {
+        let t0 = Instant::now();
+        let mut learned = Learned::default();
+        for i in 0..20 {
+            assert!(!learned.on_success(t0 + ms(i), false));
+        }
+        learned.on_throttle(t0 + ms(20), None, false);
+        assert_eq!(learned.capacity(), Some(20.0));
+        // A request sent before the refusal, answered after it: the burst
+        // was 21, and it measures no cycle.
+        assert!(!learned.on_success(t0 + ms(21), true));
+        assert_eq!(learned.capacity(), Some(21.0));
+        assert_eq!(learned.period(), None);
+        // The first success sent after it bounds the cycle, from the
+        // burst's first success.
+        assert!(learned.on_success(t0 + ms(1030), false));
+        assert_eq!(learned.period(), Some(ms(1030)));
+        assert_eq!(learned.rate(), Some(21.0 / 1.030));
+        // A burst that did not spend half the capacity measures nothing.
+        learned.on_throttle(t0 + ms(1040), None, false);
+        assert!(!learned.on_success(t0 + ms(1500), false));
+        assert_eq!(learned.period(), Some(ms(1030)));
+    }
+
+    #[test]
+    fn a_whole_second_hint_bounds_the_cycle_and_a_precise_one_waits_for_another() {
+        let t0 = Instant::now();
+        let mut coarse = Learned::default();
+        let mut precise = Learned::default();
+        for learned in [&mut coarse, &mut precise] {
+            for i in 0..20 {
+                learned.on_success(t0 + ms(i), false);
+            }
+        }
+        coarse.on_throttle(t0 + ms(20), Some(ms(1000)), false);
+        precise.on_throttle(t0 + ms(20), Some(ms(980)), false);
+        // Both bound the cycle from the burst's start to the hint's end…
+        assert_eq!(coarse.period(), Some(ms(1020)));
+        assert_eq!(precise.period(), Some(ms(1000)));
+        // …but only the whole-second one is confirmed by the next success.
+        assert!(coarse.on_success(t0 + ms(1100), false));
+        assert!(!precise.on_success(t0 + ms(1100), false));
+        assert_eq!(
+            coarse.period(),
+            Some(ms(1020)),
+            "the shortest bound is kept"
+        );
+    }
+
+    #[test]
+    fn a_server_reporting_remaining_is_promised_one_unit_by_a_hint() {
+        let t0 = Instant::now();
+        let mut learned = Learned::default();
+        for _ in 0..20 {
+            learned.on_success(t0, false);
+        }
+        learned.on_throttle(t0, Some(ms(50)), true);
+        assert_eq!(learned.rate(), Some(20.0));
+        assert_eq!(learned.capacity(), Some(20.0));
+    }
+
+    #[test]
+    fn the_horizon_bounds_a_measurement() {
+        let t0 = Instant::now();
+        let mut learned = Learned::default();
+        for _ in 0..10 {
+            learned.on_success(t0, false);
+        }
+        learned.on_throttle(t0, Some(ms(1000)), false);
+        assert_eq!(learned.rate(), Some(10.0));
+        // Refused again with the hint pointing exactly the horizon after
+        // the first: still one measurement, 15 units over 30 s.
+        for _ in 0..15 {
+            learned.on_success(t0, false);
+        }
+        let at = t0 + MEASURE_HORIZON;
+        learned.on_throttle(at, Some(ms(1000)), false);
+        assert_eq!(learned.rate(), Some(0.5));
+        assert_eq!(learned.capacity(), Some(10.0));
+        // A hint pointing where the measurement started measures nothing.
+        let mut same = Learned::default();
+        same.on_success(t0, false);
+        same.on_throttle(t0, Some(ms(1000)), false);
+        same.on_success(t0, false);
+        same.on_throttle(t0 + ms(500), Some(ms(500)), false);
+        assert_eq!(same.rate(), Some(1.0));
+        // A hinted refusal beyond the horizon starts afresh: 4 per 2 s.
+        for _ in 0..4 {
+            learned.on_success(at, false);
+        }
+        learned.on_throttle(at + MEASURE_HORIZON + ms(2000), Some(ms(2000)), false);
+        assert_eq!(learned.rate(), Some(2.0));
+        assert_eq!(learned.capacity(), Some(4.0));
+        // A bare refusal beyond it with nothing spent keeps the capacity.
+        let late = at + 3 * MEASURE_HORIZON;
+        learned.on_throttle(late, None, false);
+        learned.on_throttle(late + 2 * MEASURE_HORIZON, None, false);
+        assert_eq!(learned.capacity(), Some(4.0));
+    }
+
+    #[test]
     fn refusals_beyond_the_horizon_start_a_new_measurement() {
         let t0 = Instant::now();
         let mut learned = Learned::default();
-        learned.on_success();
-        learned.on_throttle(t0, Some(ms(1000)));
+        learned.on_success(t0, false);
+        learned.on_throttle(t0, Some(ms(1000)), false);
         assert_eq!(learned.rate(), Some(1.0));
         for _ in 0..5 {
-            learned.on_success();
+            learned.on_success(t0, false);
         }
-        learned.on_throttle(t0 + MEASURE_HORIZON + ms(2000), None);
+        learned.on_throttle(t0 + MEASURE_HORIZON + ms(2000), None, false);
         assert_eq!(learned.rate(), Some(1.0), "kept, not measured over 31 s");
         assert_eq!(learned.capacity(), Some(5.0));
     }

@@ -7,7 +7,8 @@
 //! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
 //! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`) | the observed refill rate; a refused probe: fixed windows, as above |
-//! | no quota: `Retry-After` or bare 429s | refusals only | the rate and burst learned from refusals (below, 2) |
+//! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
+//! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //!
 //! The mirror is a token estimate `E` that refills at a rate and is spent one
 //! unit per send (so requests in flight are reserved: C concurrent tasks do
@@ -17,10 +18,13 @@
 //!    the policy (`limit` per `window`, e.g. `RateLimit-Policy: 20;w=1`)
 //!    gives the refill rate `limit / window` and the capacity `limit`.
 //!    Because a server rounds its fractional tokens down, the truth after a
-//!    response saying `R` lies in `[R − n, R + 1)` (n = our other requests in
-//!    flight, which it may not have counted yet); `E` is clamped into that
-//!    range rather than overwritten, so the fraction we know survives and
-//!    timer lateness does not accumulate.
+//!    response saying `R` lies in `[R − n, R + 1)` (n = our requests in
+//!    flight that were sent after the one answered, which it cannot have
+//!    counted yet; those sent before it reached the server first); `E` is
+//!    clamped into that range rather than overwritten, so the fraction we
+//!    know survives and timer lateness does not accumulate. (Counting every
+//!    request in flight instead would strand units at concurrency 4 when an
+//!    older answer arrives last: the newest reading is the one kept.)
 //! 2. **The server's refusals**, when it states no policy. A throttled
 //!    response means the bucket is empty *now*. Between two refusals every
 //!    success spent a unit refilled in between, so `successes / span` is the
@@ -28,6 +32,15 @@
 //!    first refusal alone gives `successes before it / hint`: exact for a
 //!    burst-then-wait server whose hint is the time until it is full again;
 //!    too high otherwise, which the second refusal corrects.
+//!    A refusal that ends a spent burst also bounds the quota's *cycle*:
+//!    the burst came back whole by the instant the hint pointed to (or, for
+//!    a bare refusal, by the next success), counted from the burst's first
+//!    success. A whole-second hint cannot tell a bucket's next unit from a
+//!    window's end, and a bare refusal tells nothing, so once the success
+//!    after it confirms the cycle the client spends the burst and waits for
+//!    the cycle's end (point 6's learned windows), a bucket included (it
+//!    refills the burst within the cycle too). A bare refusal before any
+//!    cycle is known waits [`Config::unhinted_wait`](crate::Config::unhinted_wait).
 //!
 //! 3. **Sharing.** A refusal although the policy rate said a unit was there
 //!    means others spend the same quota (other processes on one API key).
@@ -108,12 +121,14 @@
 
 use std::time::{Duration, Instant};
 
+mod cycle;
 mod learned;
 mod refill;
 mod sharing;
 mod window;
 
 use super::time::{later, wait_from_secs};
+use cycle::Cycle;
 use learned::Learned;
 use refill::{Reading, Refill};
 use sharing::Sharing;
@@ -161,6 +176,7 @@ pub(crate) struct Pacer {
     policy_rate: Option<f64>,
     policy_capacity: Option<f64>,
     learned: Learned,
+    cycle: Cycle,
     sharing: Sharing,
     window: Window,
     refill: Refill,
@@ -220,11 +236,28 @@ impl Pacer {
 
     /// Takes one unit at `now`, or says how long until one is there.
     pub(crate) fn admit(&mut self, now: Instant) -> Result<(), Duration> {
-        let admitted = self.take_unit(now);
+        let admitted = match self.learned_cycle() {
+            Some((burst, period)) => self.cycle.wait(now, burst, period).map_or(Ok(()), Err),
+            None => self.take_unit(now),
+        };
         if admitted.is_ok() {
             self.sharing.admitted();
+            // Without a policy, once a refusal started learning: the sends
+            // a learned cycle is counted against.
+            if self.policy_capacity.is_none() && self.learned.capacity().is_some() {
+                self.cycle.record(now);
+            }
         }
         admitted
+    }
+
+    /// The burst and cycle learned from refusals, once they are known to
+    /// pace this quota (no policy stated; module docs, 2).
+    fn learned_cycle(&self) -> Option<(f64, Duration)> {
+        if self.policy_capacity.is_some() || !self.window.is_known() {
+            return None;
+        }
+        Some((self.learned.capacity()?, self.learned.period()?))
     }
 
     fn take_unit(&mut self, now: Instant) -> Result<(), Duration> {
@@ -286,8 +319,9 @@ impl Pacer {
     }
 
     /// Re-syncs from a response's quota, received at `now`, with `others`
-    /// of our requests still in flight.
-    pub(crate) fn sync(&mut self, now: Instant, reading: QuotaReading, others: u32) {
+    /// of our requests still in flight, `newer` of them sent after the one
+    /// answered (those the server cannot have counted yet).
+    pub(crate) fn sync(&mut self, now: Instant, reading: QuotaReading, others: u32, newer: u32) {
         if let Some(limit) = reading.limit {
             self.policy_capacity = Some(limit as f64);
             if let Some(window) = reading.window.filter(|w| !w.is_zero()) {
@@ -308,7 +342,7 @@ impl Pacer {
         // Sharing a quota with others (a refusal said so), claim only our
         // share of what is left.
         let share = self.sharing.share();
-        let low = remaining * share - f64::from(others);
+        let low = remaining * share - f64::from(newer);
         let high = (remaining + 1.0) * share - HIGH_MARGIN;
         let tokens = match self.available(now) {
             Some(current) => current.clamp(low, high),
@@ -354,10 +388,15 @@ impl Pacer {
         }
     }
 
-    /// A non-throttled response: one more unit the server granted.
-    pub(crate) fn on_success(&mut self, now: Instant) {
-        self.open_learned_window(now);
-        self.learned.on_success();
+    /// A non-throttled response received at `now`: one more unit the
+    /// server granted (to a request sent before the last refusal, if
+    /// `sent_before_refusal`: its unit belongs to the burst refused).
+    pub(crate) fn on_success(&mut self, now: Instant, sent_before_refusal: bool) {
+        // The first success after a bare (or whole-second) refusal confirms
+        // the window: from now on, spend the burst and wait for its end.
+        if self.learned.on_success(now, sent_before_refusal) && self.policy_capacity.is_none() {
+            self.window.recognise();
+        }
         self.successes += 1;
         self.sharing.on_success();
         if let Refill::Probing { rate, .. } = self.refill {
@@ -367,31 +406,24 @@ impl Pacer {
         self.observe_refills();
     }
 
-    /// Windows learned from refusals (no quota numbers): the first success
-    /// after a window's end opens the next one, its burst spent from now on
-    /// and nothing back until `now + period` (see the module docs, 2).
-    fn open_learned_window(&mut self, now: Instant) {
-        if !self.window.is_known() || self.policy_capacity.is_some() {
-            return;
+    /// A throttled response received at `now`, with the server's hint if
+    /// any. Returns how long until the mirror expects a unit back, when it
+    /// knows (a window's end, a rate, a reset; zero when one may be back
+    /// already): the wait to use when the server gave no hint.
+    pub(crate) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) -> Option<Duration> {
+        self.refused(now, hint);
+        if let Some((burst, period)) = self.learned_cycle() {
+            return self.cycle.wait(now, burst, period);
         }
-        let Some(period) = self.learned.period() else {
-            return;
-        };
-        if self.window.ends_at().is_some_and(|end| now < end) {
-            return;
+        if self.rate().is_none() && self.estimate.is_none_or(|e| e.reset_at.is_none()) {
+            return None;
         }
-        self.window.open(now, period);
-        let tokens = self.available(now).unwrap_or(0.0);
-        self.estimate = Some(Estimate {
-            tokens,
-            at: now,
-            reset_at: self.window.ends_at(),
-            barrier: true,
-        });
+        // What `admit` would answer now, without taking a unit or a probe
+        // (now: the backoff alone spaces the retry).
+        Some(self.clone().take_unit(now).err().unwrap_or(Duration::ZERO))
     }
 
-    /// A throttled response received at `now`, with the server's hint if any.
-    pub(crate) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) {
+    fn refused(&mut self, now: Instant, hint: Option<Duration>) {
         self.last_reading = None;
         match self.refill {
             Refill::Probing { .. } | Refill::Continuous { measured: false } => {
@@ -407,8 +439,7 @@ impl Pacer {
         // Without quota numbers: refused again (with a hint) after spending
         // most of the burst learned from the first refusal, the units come
         // back at once (a window), not at the rate; from now on, burst then
-        // wait. (Bare refusals leave it to the backoff: without a hint, a
-        // window's length is never measured.)
+        // wait. (Bare refusals: see `on_success`.)
         let burst_spent = self
             .learned
             .capacity()
@@ -425,7 +456,8 @@ impl Pacer {
                 self.sharing.on_refusal();
             }
         }
-        self.learned.on_throttle(now, hint);
+        self.learned
+            .on_throttle(now, hint, self.policy_capacity.is_some());
         // The bucket is empty now, whatever we thought.
         let tokens = self.available(now).unwrap_or(0.0).min(0.0);
         let windowed = self.windowed();

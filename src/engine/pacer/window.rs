@@ -44,12 +44,6 @@ impl Window {
         self.ends_at
     }
 
-    /// A window (learned from refusals, without readings) opened at `now`
-    /// and lasting `period`.
-    pub(super) fn open(&mut self, now: Instant, period: Duration) {
-        self.ends_at = now.checked_add(period);
-    }
-
     /// A reading received at `now`; returns when the current window is
     /// surely over.
     pub(super) fn read(

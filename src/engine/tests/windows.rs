@@ -20,7 +20,7 @@ fn simulated_window_opened_by_the_first_request_is_met_at_its_boundaries() {
             first_request: true,
             phase_ms: 0,
         };
-        let out = run(dialect, Config::default(), concurrency, 100);
+        let out = run(dialect, Config::default().rng_seed(0), concurrency, 100);
         let case = format!("c={concurrency}: {out:?}");
         assert!(out.throttled <= 1, "{case}");
         assert_eq!(out.errors, 0, "{case}");
@@ -39,7 +39,7 @@ fn simulated_aligned_window_costs_one_refusal() {
                 first_request: false,
                 phase_ms,
             };
-            let out = run(dialect, Config::default(), concurrency, 100);
+            let out = run(dialect, Config::default().rng_seed(0), concurrency, 100);
             let case = format!("phase {phase_ms} ms, c={concurrency}: {out:?}");
             assert!(out.throttled <= 1, "{case}");
             assert_eq!(out.errors, 0, "{case}");
@@ -48,25 +48,71 @@ fn simulated_aligned_window_costs_one_refusal() {
     }
 }
 
-/// Windows with `Retry-After` only: the second refusal after a burst says
-/// the units come back at once; from then on the client spends the burst
-/// and waits a window (two refusals at c=1, up to 2·C at c=4). Bare 429s on
-/// a window are not solved yet (the backoff, not the pacer, finds the
-/// boundary; see the closing note).
+/// Windows with `Retry-After` only (whole seconds): the first refusal
+/// ends a burst, the success after its hint confirms a window of about the
+/// hint's length; from then on the client spends the burst and waits for
+/// the window's end: one refusal at c=1, at most C at c=4, and each window
+/// met a round trip after its boundary (4 whole windows after the first,
+/// plus the hint's rounding and jitter).
 #[test]
 fn simulated_windows_with_retry_after_only_are_learned() {
     for first_request in [true, false] {
         for concurrency in [1, 4] {
-            let dialect = Dialect::HintWindow {
-                first_request,
-                hint: true,
-                phase_ms: 300,
-            };
-            let out = run(dialect, Config::default(), concurrency, 100);
-            let case = format!("{dialect:?} c={concurrency}: {out:?}");
-            assert_eq!(out.errors, 0, "{case}");
-            assert!(out.sent <= 100 + 2 * concurrency as u64, "{case}");
-            assert!(out.elapsed <= Duration::from_millis(6000), "{case}");
+            for seed in 0..4 {
+                let dialect = Dialect::HintWindow {
+                    first_request,
+                    hint: true,
+                    phase_ms: 300,
+                };
+                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
+                assert_eq!(out.errors, 0, "{case}");
+                assert!(out.sent <= 100 + concurrency as u64, "{case}");
+                assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
+            }
+        }
+    }
+}
+
+/// Bare 429s on a window: the first refusal waits the unhinted second,
+/// the success after it bounds the window's length, and the windows after
+/// it are met at their boundary without a refusal.
+#[test]
+fn simulated_windows_with_bare_refusals_are_learned() {
+    for first_request in [true, false] {
+        for concurrency in [1, 4] {
+            for seed in 0..4 {
+                let dialect = Dialect::HintWindow {
+                    first_request,
+                    hint: false,
+                    phase_ms: 300,
+                };
+                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
+                assert_eq!(out.errors, 0, "{case}");
+                assert!(out.sent <= 100 + concurrency as u64, "{case}");
+                assert!(out.elapsed <= Duration::from_millis(4600), "{case}");
+            }
+        }
+    }
+}
+
+/// A sliding log (each unit back one second after the send that spent it)
+/// with whole-second hints or bare 429s: the learned cycle paces each burst
+/// in the spacing of the one before, so no send runs into a unit not yet
+/// back.
+#[test]
+fn simulated_sliding_log_without_quota_fields_is_learned() {
+    for hint in [true, false] {
+        for concurrency in [1, 4] {
+            for seed in 0..4 {
+                let dialect = Dialect::SlidingLog { hint };
+                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
+                assert_eq!(out.errors, 0, "{case}");
+                assert!(out.sent <= 100 + concurrency as u64, "{case}");
+                assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
+            }
         }
     }
 }

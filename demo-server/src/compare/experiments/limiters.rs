@@ -110,30 +110,58 @@ pub const MATRIX_STYLES: [HeaderStyle; 5] = [
     HeaderStyle::Bare,
 ];
 
-/// The cells of a run: the fixed windows with every header by default, the
-/// whole matrix with `matrix`.
-pub fn cells(matrix: bool) -> Vec<Cell> {
-    let (algorithms, styles): (&[Algorithm], &[HeaderStyle]) = if matrix {
-        (&MATRIX_ALGORITHMS, &MATRIX_STYLES)
-    } else {
-        (
-            &[Algorithm::FixedWindowLua, Algorithm::ClientWindow],
-            &[HeaderStyle::All],
-        )
-    };
-    let mut out = Vec::new();
-    for &algorithm in algorithms {
-        for &headers in styles {
-            for concurrency in [1, 4] {
-                out.push(Cell {
-                    algorithm,
-                    headers,
-                    concurrency,
-                });
+/// Which cells run: the fixed windows with every header by default, the
+/// whole matrix with `matrix`, narrowed by any non-empty filter.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// The whole matrix (every algorithm × style) before filtering.
+    pub matrix: bool,
+    /// Only these algorithms (empty: all of the run).
+    pub algorithms: Vec<Algorithm>,
+    /// Only these header styles (empty: all of the run).
+    pub styles: Vec<HeaderStyle>,
+    /// Only these concurrencies (empty: 1 and 4).
+    pub concurrency: Vec<u64>,
+}
+
+impl Selection {
+    /// The cells of the run, in order.
+    pub fn cells(&self) -> Vec<Cell> {
+        let (algorithms, styles): (&[Algorithm], &[HeaderStyle]) =
+            if self.matrix || !self.algorithms.is_empty() || !self.styles.is_empty() {
+                (&MATRIX_ALGORITHMS, &MATRIX_STYLES)
+            } else {
+                (
+                    &[Algorithm::FixedWindowLua, Algorithm::ClientWindow],
+                    &[HeaderStyle::All],
+                )
+            };
+        let algorithms = filtered(algorithms, &self.algorithms);
+        let styles = filtered(styles, &self.styles);
+        let concurrencies = filtered(&[1, 4], &self.concurrency);
+        let mut out = Vec::new();
+        for &algorithm in &algorithms {
+            for &headers in &styles {
+                for &concurrency in &concurrencies {
+                    out.push(Cell {
+                        algorithm,
+                        headers,
+                        concurrency,
+                    });
+                }
             }
         }
+        out
     }
-    out
+}
+
+/// `only` when given (it may name values `all` does not list), else `all`.
+fn filtered<T: Copy>(all: &[T], only: &[T]) -> Vec<T> {
+    if only.is_empty() {
+        all.to_vec()
+    } else {
+        only.to_vec()
+    }
 }
 
 /// The clients of a run.
@@ -174,9 +202,9 @@ pub fn floor_ms(algorithm: Algorithm, first_ms: u64) -> u64 {
 }
 
 /// Every client in every cell.
-pub async fn run(lab: &Lab, matrix: bool) -> Result<Vec<LimiterRow>, CompareError> {
+pub async fn run(lab: &Lab, selection: &Selection) -> Result<Vec<LimiterRow>, CompareError> {
     let mut rows = Vec::new();
-    for cell in cells(matrix) {
+    for cell in selection.cells() {
         let policy = policy(cell.algorithm)?;
         let replicas = lab.replicas_speaking(&policy, 1, cell.headers).await?;
         let proxy = RoundRobinProxy::spawn(
@@ -184,7 +212,7 @@ pub async fn run(lab: &Lab, matrix: bool) -> Result<Vec<LimiterRow>, CompareErro
             lab.recorder.clone(),
         )
         .await?;
-        for &kind in clients(matrix) {
+        for &kind in clients(selection.matrix) {
             let client_id = lab.client_id(&format!(
                 "{}-{}-{}-c{}",
                 kind.slug(),
