@@ -84,7 +84,7 @@ pub use error::FleetError;
 pub use lesson::{Lesson, QuotaKind};
 pub use store::{
     DEFAULT_DEADLINE, DEFAULT_PREFIX, FIRST_CALL_DEADLINE, FleetCounters, MAX_KEY_TTL, RedisFleet,
-    RedisFleetBuilder, Reservation,
+    RedisFleetBuilder, Reservation, cluster_nodes,
 };
 
 pub(crate) use gate::{FleetGate, Turn};

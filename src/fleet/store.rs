@@ -310,6 +310,37 @@ enum Endpoints {
 }
 
 fn endpoints(url: &str) -> Endpoints {
+    match cluster_nodes(url) {
+        Some(nodes) => Endpoints::Cluster(nodes),
+        None => Endpoints::Single(with_scheme(url.trim())),
+    }
+}
+
+fn with_scheme(node: &str) -> String {
+    if node.contains("://") {
+        node.to_owned()
+    } else {
+        format!("redis://{node}")
+    }
+}
+
+/// The nodes of a Redis Cluster URL, or `None` for one server: what
+/// [`RedisFleetBuilder::connect`] reads. A cluster is
+/// `redis+cluster://host:port[,host:port…]` or a comma-separated list of
+/// nodes (`redis://a:7000,redis://b:7001`); a node without a scheme gets
+/// `redis://`. Public so that other programs on the same Redis read such
+/// URLs alike.
+///
+/// ```
+/// use courteous::fleet::cluster_nodes;
+///
+/// assert_eq!(cluster_nodes("redis://127.0.0.1:6379"), None);
+/// assert_eq!(
+///     cluster_nodes("redis+cluster://127.0.0.1:7000,127.0.0.1:7001"),
+///     Some(vec!["redis://127.0.0.1:7000".to_owned(), "redis://127.0.0.1:7001".to_owned()])
+/// );
+/// ```
+pub fn cluster_nodes(url: &str) -> Option<Vec<String>> {
     let (cluster, rest) = match url.strip_prefix("redis+cluster://") {
         Some(rest) => (true, rest),
         None => (false, url),
@@ -318,19 +349,9 @@ fn endpoints(url: &str) -> Endpoints {
         .split(',')
         .map(str::trim)
         .filter(|n| !n.is_empty())
-        .map(|n| {
-            if n.contains("://") {
-                n.to_owned()
-            } else {
-                format!("redis://{n}")
-            }
-        })
+        .map(with_scheme)
         .collect();
-    match nodes.as_slice() {
-        [one] if !cluster => Endpoints::Single(one.clone()),
-        [] => Endpoints::Single(url.to_owned()),
-        _ => Endpoints::Cluster(nodes),
-    }
+    ((cluster && !nodes.is_empty()) || nodes.len() > 1).then_some(nodes)
 }
 
 impl RedisFleet {
