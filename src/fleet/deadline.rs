@@ -15,10 +15,11 @@
 //! of the 2 failures before the breaker takes over.
 //! A missed deadline teaches nothing about how long an answer takes, so it
 //! is not a sample; as in RFC 6298 §5.5 it doubles the timer for the next
-//! call ("back off the timer"), up to the first-call deadline, until a call
-//! answers. A stall of the host longer than one deadline (common when many
-//! processes start at once on few cores) then costs one more call, not the
-//! breaker opening on every process at the same moment.
+//! call ("back off the timer"), until a call answers, for the calls tried
+//! before the breaker opens (once open, the breaker spaces the calls
+//! instead). A stall of the host longer than one deadline (common when
+//! many processes start at once on few cores) then costs one more call,
+//! not the breaker opening on every process at the same moment.
 
 use std::time::Duration;
 
@@ -62,9 +63,10 @@ impl CallTimer {
             .clamp(floor, cap)
     }
 
-    /// A call missed its deadline: the next one gets twice as long.
-    pub(crate) fn missed(&mut self) {
-        self.missed = self.missed.saturating_add(1);
+    /// A call missed its deadline: the next one gets twice as long, up to
+    /// `most` doublings in a row.
+    pub(crate) fn missed(&mut self, most: u32) {
+        self.missed = self.missed.saturating_add(1).min(most);
     }
 
     /// A call answered after `took` (RFC 6298 §2.2 and §2.3).
@@ -129,12 +131,12 @@ mod tests {
         let mut t = CallTimer::default();
         t.answered(Duration::from_micros(80));
         assert_eq!(t.deadline(20 * MS), 20 * MS);
-        t.missed();
+        t.missed(1);
         assert_eq!(t.deadline(20 * MS), 40 * MS);
-        t.missed();
-        assert_eq!(t.deadline(20 * MS), 80 * MS);
+        t.missed(1);
+        assert_eq!(t.deadline(20 * MS), 40 * MS, "one doubling at most");
         for _ in 0..40 {
-            t.missed();
+            t.missed(40);
         }
         assert_eq!(t.deadline(20 * MS), FIRST_CALL_DEADLINE, "capped");
         t.answered(Duration::from_micros(80));

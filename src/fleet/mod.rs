@@ -41,8 +41,9 @@
 //! [`FIRST_CALL_DEADLINE`], until the store has answered this process
 //! once, since a process that knows nothing can only fall back blind),
 //! stretched on a loaded host to the round trips the calls really take
-//! (TCP's retransmission timer, RFC 6298, doubled after each missed
-//! deadline until a call answers, never beyond the first-call deadline:
+//! (TCP's retransmission timer, RFC 6298, doubled after a missed deadline
+//! for the retry before the breaker opens, never beyond the first-call
+//! deadline:
 //! [`RedisFleet::current_deadline`]). On a
 //! timeout or an error the request goes on, paced by the local engine as
 //! without a fleet *and* at [`FALLBACK_SHARE`] of an equal share of the last

@@ -401,7 +401,9 @@ impl RedisFleet {
             Ok(result) => result,
             Err(_) => {
                 c.missed_deadline.fetch_add(1, Ordering::Relaxed);
-                self.timer().missed();
+                // Doubled for each retry before the breaker opens.
+                let retries = self.inner.settings.breaker.failures_to_open.saturating_sub(1);
+                self.timer().missed(retries);
                 return Err(FleetError::deadline());
             }
         };
