@@ -168,30 +168,31 @@ async fn hint_jitter_is_bounded() {
     }
 }
 
-fn five_bare_refusals() -> Script {
-    Script::new([
+/// The gaps between the calls of a request refused bare five times, then
+/// served, through a layer with `config` (pacing off, retries unbounded).
+async fn gaps_after_five_bare_refusals(config: Config) -> Vec<Duration> {
+    let script = Script::new([
         too_many(""),
         too_many(""),
         too_many(""),
         too_many(""),
         too_many(""),
         OK,
-    ])
-}
-
-/// Nothing said and nothing learned: 1 s, then doubling, plus up to 10 %.
-#[tokio::test(start_paused = true)]
-async fn bare_throttles_back_off_exponentially_from_one_second() {
-    let script = five_bare_refusals();
-    let config = Config::default()
-        .max_attempts(10)
-        .retry_budget(None)
-        .pacing(false);
+    ]);
+    let config = config.max_attempts(10).retry_budget(None).pacing(false);
     let svc = CourteousLayer::with_config(config).layer(script.service());
     let response = svc.oneshot(get()).await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
-    let gaps = gaps(&script.calls());
+    gaps(&script.calls())
+}
+
+/// Nothing said and nothing learned: exactly 1 s, then doubling, plus up
+/// to 10 %.
+#[tokio::test(start_paused = true)]
+async fn bare_throttles_back_off_exponentially_from_one_second() {
+    let gaps = gaps_after_five_bare_refusals(Config::default()).await;
     assert_eq!(gaps.len(), 5);
+    assert_eq!(gaps[0], Duration::from_secs(1));
     for (n, gap) in gaps.into_iter().enumerate() {
         let floor = Duration::from_secs(1 << n);
         assert!(
@@ -204,18 +205,13 @@ async fn bare_throttles_back_off_exponentially_from_one_second() {
 /// `unhinted_wait(0)` leaves bare refusals to the full-jitter backoff.
 #[tokio::test(start_paused = true)]
 async fn bare_throttles_can_be_left_to_the_backoff() {
-    let script = five_bare_refusals();
     let backoff = Backoff::new(Duration::from_millis(100), Duration::from_secs(20));
     let config = Config::default()
         .backoff(backoff)
-        .unhinted_wait(Duration::ZERO)
-        .max_attempts(10)
-        .retry_budget(None)
-        .pacing(false);
-    let svc = CourteousLayer::with_config(config).layer(script.service());
-    let response = svc.oneshot(get()).await.unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    for (n, gap) in gaps(&script.calls()).into_iter().enumerate() {
+        .unhinted_wait(Duration::ZERO);
+    let gaps = gaps_after_five_bare_refusals(config).await;
+    assert_eq!(gaps.len(), 5);
+    for (n, gap) in gaps.into_iter().enumerate() {
         assert!(gap <= backoff.ceiling(n as u32), "retry {n}: {gap:?}");
     }
 }

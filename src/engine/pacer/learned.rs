@@ -60,6 +60,11 @@ impl Learned {
         self.successes_since_throttle
     }
 
+    /// The first success since the last refusal.
+    pub(super) fn burst_start(&self) -> Option<Instant> {
+        self.burst_start
+    }
+
     /// A learned window's length: the shortest cycle measured (module docs).
     pub(super) fn period(&self) -> Option<Duration> {
         self.period

@@ -6,7 +6,7 @@
 //! | bucket refilled continuously, policy stated (`q`/`w`) | the policy fields; no refusal while alone | the mirror refilled at `q / w` (below, 1), less a reserve for newcomers (`sharing.rs`) |
 //! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
 //! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
-//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`) | the observed refill rate; a refused probe: fixed windows, as above |
+//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset, windows of the length it measured (`window.rs`) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //!
@@ -455,6 +455,15 @@ impl Pacer {
             } else {
                 self.sharing.on_refusal();
             }
+        }
+        // A quota without a stated window (`X-RateLimit-*`) refused its
+        // probe: a precise hint may show it off the second grid (window.rs).
+        if let Some(h) = hint.filter(|h| !h.is_zero())
+            && self.policy_rate.is_none()
+            && self.refill == Refill::Windowed
+        {
+            self.window
+                .hinted(later(now, h), self.learned.burst_start());
         }
         self.learned
             .on_throttle(now, hint, self.policy_capacity.is_some());

@@ -14,8 +14,26 @@
 //! window's readings is when it is surely over: for a window opened by our
 //! own first request, that is its end plus less than one round trip. A rise
 //! of `remaining` (or a reading after that instant) starts the next window.
+//!
+//! **Off the second grid**: an epoch reset (`X-RateLimit-Reset`) is whole
+//! seconds, so a window opened by a request ends up to a second before the
+//! reset says, every window. A refusal's precise hint (`retry_after_ms`)
+//! that ends more than [`OFF_GRID`] before the reset shows it: the window
+//! is not aligned to the clock's seconds, and the hint's end measured from
+//! the burst's first success bounds its length. From then on each window
+//! is also over that length after its first reading. A refusal while that
+//! length is in use refutes it for good (an aligned window read against a
+//! clock that disagrees with `Date` also looks off the grid): one request
+//! at most, once per scope.
 
 use std::time::{Duration, Instant};
+
+use super::super::time::later;
+
+/// A precise hint ending this much before the reset says the window is not
+/// on the second grid (a reset read against the local clock is good to a
+/// round trip; a window opened by a request is off by up to a second).
+pub(super) const OFF_GRID: Duration = Duration::from_millis(100);
 
 /// What the readings say about fixed windows.
 #[derive(Debug, Clone, Copy, Default)]
@@ -26,12 +44,44 @@ pub(super) struct Window {
     ends_at: Option<Instant>,
     /// The last `remaining` read, to see the next window start.
     last_remaining: Option<u64>,
+    /// The first reading of the current window.
+    opened: Option<Instant>,
+    /// The window's length, once a precise hint showed the window off the
+    /// second grid.
+    length: Option<Duration>,
+    /// A refusal came while the length was in use: it was wrong (an aligned
+    /// window read against a clock that disagrees with `Date` looks off the
+    /// grid too), and is not learned again.
+    length_refuted: bool,
 }
 
 impl Window {
     /// A refusal came although nobody else was seen spending.
     pub(super) fn recognise(&mut self) {
         self.known = true;
+    }
+
+    /// A refusal at `now` whose hint says the window ends at `hint_end`,
+    /// in a burst whose first success came at `burst_start`: if that is
+    /// well before the readings' end, the window is off the second grid and
+    /// `hint_end - burst_start` bounds its length (module docs).
+    pub(super) fn hinted(&mut self, hint_end: Instant, burst_start: Option<Instant>) {
+        if self.length.take().is_some() {
+            self.length_refuted = true;
+        }
+        let Some(start) = burst_start.filter(|_| !self.length_refuted) else {
+            return;
+        };
+        if self
+            .ends_at
+            .is_some_and(|end| later(hint_end, OFF_GRID) < end)
+        {
+            let length = hint_end.saturating_duration_since(start);
+            if !length.is_zero() {
+                self.length = Some(length);
+                self.ends_at = self.ends_at.map(|end| end.min(hint_end));
+            }
+        }
     }
 
     /// Whether the quota is known to refill at boundaries.
@@ -56,11 +106,20 @@ impl Window {
         self.last_remaining = Some(remaining);
         let over = self.ends_at.is_some_and(|end| now >= end);
         let end = reset.and_then(|d| now.checked_add(d));
+        if rose || over || self.opened.is_none() {
+            self.opened = Some(now);
+        }
         self.ends_at = match (self.ends_at, end) {
             _ if rose || over => end,
             (Some(known), Some(end)) => Some(known.min(end)),
             (known, end) => known.or(end),
         };
+        // Off the grid, the window is over its length after it opened (its
+        // first reading came after its first request reached the server).
+        if let (Some(opened), Some(length)) = (self.opened, self.length) {
+            let by_length = later(opened, length);
+            self.ends_at = Some(self.ends_at.map_or(by_length, |e| e.min(by_length)));
+        }
         self.ends_at
     }
 }
@@ -99,6 +158,49 @@ mod tests {
         window.recognise();
         assert!(window.is_known());
         assert_eq!(window.ends_at(), Some(t0 + ms(1960)));
+    }
+
+    #[test]
+    fn a_precise_hint_off_the_grid_gives_the_window_s_length_until_refuted() {
+        let t0 = Instant::now();
+        let mut window = Window::default();
+        // The burst's first reading: the epoch reset says 1.6 s.
+        assert_eq!(window.read(t0, 19, Some(ms(1600))), Some(t0 + ms(1600)));
+        // Refused at 50 ms, back in 950 ms: 600 ms before the reset says.
+        window.hinted(t0 + ms(1000), Some(t0));
+        assert_eq!(window.ends_at(), Some(t0 + ms(1000)));
+        // The next window opens at its first reading and lasts 1 s, however
+        // late its whole-second reset.
+        assert_eq!(
+            window.read(t0 + ms(1010), 19, Some(ms(1990))),
+            Some(t0 + ms(2010))
+        );
+        // A reading after that end opens the next one, `remaining` or not.
+        assert_eq!(
+            window.read(t0 + ms(2020), 19, Some(ms(1980))),
+            Some(t0 + ms(3020))
+        );
+        // Within OFF_GRID of the reset (exactly, here): on the grid, nothing
+        // learned.
+        let mut aligned = Window::default();
+        aligned.read(t0, 19, Some(ms(1000)));
+        aligned.hinted(t0 + ms(1000) - OFF_GRID, Some(t0));
+        assert_eq!(
+            aligned.read(t0 + ms(1010), 19, Some(ms(1000))),
+            Some(t0 + ms(2010))
+        );
+        assert_eq!(aligned.length, None);
+        // A refusal while the length is in use refutes it for good.
+        window.hinted(t0 + ms(2500), Some(t0 + ms(2020)));
+        assert_eq!(window.length, None);
+        window.read(t0 + ms(3000), 19, Some(ms(1990)));
+        window.hinted(t0 + ms(3500), Some(t0 + ms(3000)));
+        assert_eq!(window.length, None);
+        // Back to the readings alone: the next window ends at its reset.
+        assert_eq!(
+            window.read(t0 + ms(4100), 19, Some(ms(1900))),
+            Some(t0 + ms(6000))
+        );
     }
 
     #[test]

@@ -68,6 +68,14 @@ pub(super) enum Dialect {
     /// `Retry-After` in whole seconds rounded up until the oldest entry
     /// leaves (`hint`), or nothing at all.
     SlidingLog { hint: bool },
+    /// The windows of `PolicyWindow` with `X-RateLimit-*` (an epoch reset
+    /// at the window's end, read as `FixedWindowEpoch`, no window length);
+    /// a 429 says `retry_after_ms` until the window's end.
+    EpochWindow { first_request: bool, phase_ms: u64 },
+    /// The sliding log with IETF fields: `RateLimit-Policy: 20;w=1`,
+    /// `RateLimit: r;t` (t = until the newest send leaves, rounded up);
+    /// a 429 says `retry_after_ms` (until the oldest leaves).
+    SlidingLogPolicy,
 }
 
 /// The fixed window of `Dialect::FixedWindowEpoch`.
@@ -96,6 +104,10 @@ impl Bucket {
             first_request,
             hint: _,
             phase_ms,
+        }
+        | Dialect::EpochWindow {
+            first_request,
+            phase_ms,
         } = dialect
         {
             let phase = phase_ms as f64 / 1000.0;
@@ -118,31 +130,58 @@ impl Bucket {
         self.at = t;
     }
 
-    fn respond_log(&mut self, t: f64, hint: bool) -> (StatusCode, Signal) {
+    fn respond_log(&mut self, t: f64, hint: bool, policy: bool) -> (StatusCode, Signal) {
         while self.log.front().is_some_and(|&at| at <= t - 1.0) {
             self.log.pop_front();
         }
-        if (self.log.len() as f64) < CAPACITY {
+        let allowed = (self.log.len() as f64) < CAPACITY;
+        if allowed {
             self.log.push_back(t);
-            return (StatusCode::OK, Signal::default());
         }
         let oldest = self.log.front().copied().unwrap_or(t);
-        let hint = hint.then(|| {
-            let secs = (oldest + 1.0 - t).ceil().max(1.0);
-            RetryHint::new(
-                Duration::from_secs(secs as u64),
-                HintSource::RetryAfterSeconds,
-            )
-        });
+        let newest = self.log.back().copied().unwrap_or(t);
+        let policies = if policy {
+            vec![
+                Quota::new(QuotaSource::IetfList)
+                    .with_limit(CAPACITY as u64)
+                    .with_window(Duration::from_secs(1))
+                    .with_remaining((CAPACITY as usize).saturating_sub(self.log.len()) as u64)
+                    .with_reset(Duration::from_secs(
+                        (newest + 1.0 - t).ceil().max(0.0) as u64
+                    )),
+            ]
+        } else {
+            Vec::new()
+        };
+        if allowed {
+            return (StatusCode::OK, Signal::from_parts(None, policies));
+        }
+        let hint = if policy {
+            Some(RetryHint::new(
+                Duration::from_secs_f64((oldest + 1.0 - t).max(0.001)),
+                HintSource::ProblemRetryAfterMs,
+            ))
+        } else {
+            hint.then(|| {
+                let secs = (oldest + 1.0 - t).ceil().max(1.0);
+                RetryHint::new(
+                    Duration::from_secs(secs as u64),
+                    HintSource::RetryAfterSeconds,
+                )
+            })
+        };
         (
             StatusCode::TOO_MANY_REQUESTS,
-            Signal::from_parts(hint, Vec::new()),
+            Signal::from_parts(hint, policies),
         )
     }
 
     fn respond(&mut self, t: f64, dialect: Dialect) -> (StatusCode, Signal) {
         if let Dialect::SlidingLog { hint } = dialect {
-            return self.respond_log(t, hint);
+            return self.respond_log(t, hint, false);
+        }
+        if dialect == Dialect::SlidingLogPolicy {
+            return self.respond_log(t, false, true);
         }
         self.refill(t, dialect);
         let allowed = self.tokens >= 1.0;
@@ -243,6 +282,16 @@ impl Bucket {
                     hint = Some(RetryHint::new(
                         ceil_secs(to_end),
                         HintSource::RetryAfterSeconds,
+                    ));
+                }
+            }
+            Dialect::EpochWindow { phase_ms, .. } => {
+                let to_end = (self.opened + 1.0 - t).max(0.0);
+                policies.push(x_ratelimit(epoch_reset(phase_ms, to_end)));
+                if !allowed {
+                    hint = Some(RetryHint::new(
+                        Duration::from_secs_f64(to_end.max(0.001)),
+                        HintSource::ProblemRetryAfterMs,
                     ));
                 }
             }
@@ -654,6 +703,57 @@ fn simulated_fixed_window_refuses_at_most_once_per_window() {
                 // (also at c=4, where answers overtake each other: an older
                 // answer arriving last must not strand a window's last unit).
                 assert!(out.elapsed.as_secs_f64() < WINDOW * 5.0, "{case}");
+            }
+        }
+    }
+}
+
+/// The sliding log with IETF fields: no refusal after the first, but not
+/// yet at the floor (4.0 s). The first burst's last units go at the policy
+/// rate (the reserve for newcomers, before the window is recognised), so
+/// they leave the log later and the windows after it hold fewer units:
+/// about 5 s. A regression guard on what is reached, not the goal.
+#[test]
+fn simulated_sliding_log_with_policy_fields_refuses_once() {
+    for concurrency in [1, 4] {
+        for seed in 0..4 {
+            let out = run(
+                Dialect::SlidingLogPolicy,
+                Config::default().rng_seed(seed),
+                concurrency,
+                100,
+            );
+            let case = format!("c={concurrency} seed {seed}: {out:?}");
+            assert!(out.sent <= 100 + concurrency as u64, "{case}");
+            assert!(out.elapsed <= Duration::from_millis(5200), "{case}");
+        }
+    }
+}
+
+/// Windows with `X-RateLimit-*` (epoch reset, no window length) and a
+/// precise hint on a 429. Opened by the client's first request, each window
+/// ends up to a second before its whole-second reset: the first refusal's
+/// hint shows it off the grid and measures its length, so every window
+/// after it is met at its end (before: 8 s). On the clock's grid, read
+/// against a `Date` that disagrees with the local clock (as here), the
+/// window looks off the grid too: the one refusal that refutes the length
+/// is the cost, once.
+#[test]
+fn simulated_epoch_windows_are_met_at_their_end() {
+    for first_request in [true, false] {
+        for phase_ms in [0, 300, 700] {
+            for concurrency in [1, 4] {
+                for seed in 0..4 {
+                    let dialect = Dialect::EpochWindow {
+                        first_request,
+                        phase_ms,
+                    };
+                    let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                    let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
+                    let refuted = u64::from(!first_request);
+                    assert!(out.sent <= 101 + refuted, "{case}");
+                    assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
+                }
             }
         }
     }

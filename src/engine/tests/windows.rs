@@ -48,6 +48,32 @@ fn simulated_aligned_window_costs_one_refusal() {
     }
 }
 
+/// Every dialect in `dialects`, at c=1 and 4, over 4 seeds: no error, at
+/// most one wasted request per worker, 100 successes within `max_ms`.
+fn learned_within(dialects: impl IntoIterator<Item = Dialect>, max_ms: u64) {
+    for dialect in dialects {
+        for concurrency in [1, 4] {
+            for seed in 0..4 {
+                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
+                assert_eq!(out.errors, 0, "{case}");
+                assert!(out.sent <= 100 + concurrency as u64, "{case}");
+                assert!(out.elapsed <= Duration::from_millis(max_ms), "{case}");
+            }
+        }
+    }
+}
+
+fn hint_windows(hint: bool) -> impl Iterator<Item = Dialect> {
+    [true, false]
+        .map(|first_request| Dialect::HintWindow {
+            first_request,
+            hint,
+            phase_ms: 300,
+        })
+        .into_iter()
+}
+
 /// Windows with `Retry-After` only (whole seconds): the first refusal
 /// ends a burst, the success after its hint confirms a window of about the
 /// hint's length; from then on the client spends the burst and waits for
@@ -56,45 +82,15 @@ fn simulated_aligned_window_costs_one_refusal() {
 /// plus the hint's rounding and jitter).
 #[test]
 fn simulated_windows_with_retry_after_only_are_learned() {
-    for first_request in [true, false] {
-        for concurrency in [1, 4] {
-            for seed in 0..4 {
-                let dialect = Dialect::HintWindow {
-                    first_request,
-                    hint: true,
-                    phase_ms: 300,
-                };
-                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
-                let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
-                assert_eq!(out.errors, 0, "{case}");
-                assert!(out.sent <= 100 + concurrency as u64, "{case}");
-                assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
-            }
-        }
-    }
+    learned_within(hint_windows(true), 4300);
 }
 
-/// Bare 429s on a window: the first refusal waits the unhinted second,
-/// the success after it bounds the window's length, and the windows after
-/// it are met at their boundary without a refusal.
+/// Bare 429s on a window: the first refusal waits the unhinted second
+/// (exactly), the success after it bounds the window's length, and the
+/// windows after it are met at their boundary without a refusal.
 #[test]
 fn simulated_windows_with_bare_refusals_are_learned() {
-    for first_request in [true, false] {
-        for concurrency in [1, 4] {
-            for seed in 0..4 {
-                let dialect = Dialect::HintWindow {
-                    first_request,
-                    hint: false,
-                    phase_ms: 300,
-                };
-                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
-                let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
-                assert_eq!(out.errors, 0, "{case}");
-                assert!(out.sent <= 100 + concurrency as u64, "{case}");
-                assert!(out.elapsed <= Duration::from_millis(4600), "{case}");
-            }
-        }
-    }
+    learned_within(hint_windows(false), 4300);
 }
 
 /// A sliding log (each unit back one second after the send that spent it)
@@ -103,16 +99,5 @@ fn simulated_windows_with_bare_refusals_are_learned() {
 /// back.
 #[test]
 fn simulated_sliding_log_without_quota_fields_is_learned() {
-    for hint in [true, false] {
-        for concurrency in [1, 4] {
-            for seed in 0..4 {
-                let dialect = Dialect::SlidingLog { hint };
-                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
-                let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
-                assert_eq!(out.errors, 0, "{case}");
-                assert!(out.sent <= 100 + concurrency as u64, "{case}");
-                assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
-            }
-        }
-    }
+    learned_within([true, false].map(|hint| Dialect::SlidingLog { hint }), 4300);
 }
