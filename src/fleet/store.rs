@@ -402,7 +402,12 @@ impl RedisFleet {
             Err(_) => {
                 c.missed_deadline.fetch_add(1, Ordering::Relaxed);
                 // Doubled for each retry before the breaker opens.
-                let retries = self.inner.settings.breaker.failures_to_open.saturating_sub(1);
+                let retries = self
+                    .inner
+                    .settings
+                    .breaker
+                    .failures_to_open
+                    .saturating_sub(1);
                 self.timer().missed(retries);
                 return Err(FleetError::deadline());
             }
