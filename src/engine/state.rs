@@ -37,8 +37,6 @@ pub(crate) struct ScopeState {
     /// Sends from this sequence number on were admitted after the last
     /// refusal paused the scope; refusals of earlier ones are not news.
     pause_from_seq: Option<u64>,
-    /// The sequence numbers of the sends in flight.
-    in_flight_seqs: Vec<u64>,
     /// The first send after a pause (its sequence number and when it went):
     /// the others wait for its answer (see [`PROBE_PATIENCE`]).
     probe: Option<(u64, Instant)>,
@@ -63,7 +61,6 @@ impl ScopeState {
             last_synced_seq: None,
             consecutive_throttles: 0,
             pause_from_seq: None,
-            in_flight_seqs: Vec::new(),
             probe: None,
             budget: config.retry_budget.map(|b| BudgetAccount::new(b, now)),
             rng: match config.rng_seed {
@@ -130,7 +127,6 @@ impl ScopeState {
         }
         self.next_seq += 1;
         self.in_flight += 1;
-        self.in_flight_seqs.push(seq);
         self.stats.sent += 1;
         Ok(seq)
     }
@@ -151,9 +147,6 @@ impl ScopeState {
     /// Send `seq` was answered (or abandoned): if it was the probe after a
     /// pause, the others may go.
     fn answered(&mut self, seq: u64) {
-        if let Some(i) = self.in_flight_seqs.iter().position(|&s| s == seq) {
-            self.in_flight_seqs.swap_remove(i);
-        }
         if self.probe.is_some_and(|(probe, _)| probe == seq) {
             self.probe = None;
         }
@@ -206,9 +199,7 @@ impl ScopeState {
             window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
             reset: tightest_reset(signal, quota).map(|reset| reset.min(MAX_SERVER_WAIT)),
         };
-        let newer = self.in_flight_seqs.iter().filter(|&&s| s > seq).count();
-        let newer = u32::try_from(newer).unwrap_or(u32::MAX);
-        self.pacer.sync(now, reading, self.in_flight, newer);
+        self.pacer.sync(now, reading, self.in_flight);
     }
 
     /// A response arrived for send `seq`, classified as `class`.

@@ -18,13 +18,12 @@
 //!    the policy (`limit` per `window`, e.g. `RateLimit-Policy: 20;w=1`)
 //!    gives the refill rate `limit / window` and the capacity `limit`.
 //!    Because a server rounds its fractional tokens down, the truth after a
-//!    response saying `R` lies in `[R − n, R + 1)` (n = our requests in
-//!    flight that were sent after the one answered, which it cannot have
-//!    counted yet; those sent before it reached the server first); `E` is
+//!    response saying `R` lies in `[R − n, R + 1)` (n = our other requests in
+//!    flight, which it may not have counted yet: a server handling requests
+//!    concurrently may count an older one after a newer one); `E` is
 //!    clamped into that range rather than overwritten, so the fraction we
-//!    know survives and timer lateness does not accumulate. (Counting every
-//!    request in flight instead would strand units at concurrency 4 when an
-//!    older answer arrives last: the newest reading is the one kept.)
+//!    know survives and timer lateness does not accumulate. The price, at
+//!    concurrency 4, is a window's last unit left unspent now and then.
 //! 2. **The server's refusals**, when it states no policy. A throttled
 //!    response means the bucket is empty *now*. Between two refusals every
 //!    success spent a unit refilled in between, so `successes / span` is the
@@ -319,9 +318,8 @@ impl Pacer {
     }
 
     /// Re-syncs from a response's quota, received at `now`, with `others`
-    /// of our requests still in flight, `newer` of them sent after the one
-    /// answered (those the server cannot have counted yet).
-    pub(crate) fn sync(&mut self, now: Instant, reading: QuotaReading, others: u32, newer: u32) {
+    /// of our requests still in flight.
+    pub(crate) fn sync(&mut self, now: Instant, reading: QuotaReading, others: u32) {
         if let Some(limit) = reading.limit {
             self.policy_capacity = Some(limit as f64);
             if let Some(window) = reading.window.filter(|w| !w.is_zero()) {
@@ -342,7 +340,7 @@ impl Pacer {
         // Sharing a quota with others (a refusal said so), claim only our
         // share of what is left.
         let share = self.sharing.share();
-        let low = remaining * share - f64::from(newer);
+        let low = remaining * share - f64::from(others);
         let high = (remaining + 1.0) * share - HIGH_MARGIN;
         let tokens = match self.available(now) {
             Some(current) => current.clamp(low, high),

@@ -33,7 +33,7 @@ fn nothing_known_means_no_pacing() {
 fn refills_at_the_policy_rate_up_to_the_limit() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    pacer.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0, 0);
+    pacer.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0);
     // The reserve of 2 comes back first: 3 units at 20/s are 150 ms; waits
     // aim 2 % of a unit past it.
     assert_eq!(pacer.admit(t0), Err(ms(151)));
@@ -50,13 +50,12 @@ fn refills_at_the_policy_rate_up_to_the_limit() {
 fn sync_keeps_a_consistent_fraction() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    pacer.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0, 0);
+    pacer.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0);
     // 30 ms later we hold 0.6 units (beyond the reserve's −2); a response
     // saying 0 agrees (truth in [0, 1)), so 2.4 units are still missing.
     pacer.sync(
         t0 + ms(30),
         reading(0, 20, Some(Duration::from_secs(1)), None),
-        0,
         0,
     );
     assert_eq!(pacer.admit(t0 + ms(30)), Err(ms(121)));
@@ -67,11 +66,11 @@ fn sync_lowers_an_optimistic_estimate_and_raises_a_pessimistic_one() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     let r = |n| reading(n, 100, None, Some(Duration::from_secs(10)));
-    pacer.sync(t0, r(50), 0, 0);
-    pacer.sync(t0, r(1), 0, 0); // someone else spent the quota
+    pacer.sync(t0, r(50), 0);
+    pacer.sync(t0, r(1), 0); // someone else spent the quota
     assert_eq!(pacer.admit(t0), Ok(()));
     assert_eq!(pacer.admit(t0), Err(Duration::from_secs(10)));
-    pacer.sync(t0, r(5), 0, 0); // the server is kinder than we thought
+    pacer.sync(t0, r(5), 0); // the server is kinder than we thought
     for _ in 0..5 {
         assert_eq!(pacer.admit(t0), Ok(()));
     }
@@ -82,7 +81,7 @@ fn others_in_flight_are_subtracted() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     // 4 left, 1 reserved (a tenth of 10), 2 of ours in flight: 1 for us.
-    pacer.sync(t0, reading(4, 10, Some(Duration::from_secs(1)), None), 2, 2);
+    pacer.sync(t0, reading(4, 10, Some(Duration::from_secs(1)), None), 2);
     assert_eq!(pacer.admit(t0), Ok(()));
     assert!(pacer.admit(t0).is_err());
 }
@@ -92,7 +91,7 @@ fn without_a_rate_wait_for_the_reset_then_the_limit_is_back() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     // A reset this far is not probed (see `PROBE_RESETS_UNDER`).
-    pacer.sync(t0, reading(1, 3, None, Some(Duration::from_secs(60))), 0, 0);
+    pacer.sync(t0, reading(1, 3, None, Some(Duration::from_secs(60))), 0);
     assert_eq!(pacer.admit(t0), Ok(()));
     assert_eq!(pacer.admit(t0 + ms(500)), Err(ms(59_500)));
     let reset = t0 + Duration::from_secs(60);
@@ -106,20 +105,20 @@ fn a_short_reset_is_probed_and_a_success_means_continuous_refills() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
-    pacer.sync(t0, r(0, 2000), 0, 0);
+    pacer.sync(t0, r(0, 2000), 0);
     pacer.on_success(t0, false);
     // Linear refill would bring a unit back every 2 s / 20.
     assert_eq!(pacer.admit(t0), Err(ms(100)));
     assert_eq!(pacer.admit(t0 + ms(100)), Ok(()));
     // The others look again a unit (1.9 s / 20) later, when its answer is in.
     assert_eq!(pacer.admit(t0 + ms(100)), Err(ms(95)));
-    pacer.sync(t0 + ms(101), r(0, 1899), 0, 0);
+    pacer.sync(t0 + ms(101), r(0, 1899), 0);
     pacer.on_success(t0 + ms(101), false);
     assert_eq!(pacer.rate(), Some(10.0));
     assert_eq!(pacer.admit(t0 + ms(101)), Err(ms(102)));
     // 600 ms later the server shows 11 units although we spent one more:
     // it refilled at least 11 (each reading is a floor).
-    pacer.sync(t0 + ms(701), r(11, 1000), 0, 0);
+    pacer.sync(t0 + ms(701), r(11, 1000), 0);
     pacer.on_success(t0 + ms(701), false);
     let rate = pacer.rate().unwrap_or_default();
     assert!((rate - 11.0 / 0.6).abs() < 1e-9, "{rate}");
@@ -134,15 +133,15 @@ fn a_refused_probe_means_fixed_windows() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
-    pacer.sync(t0, r(0, 3000), 0, 0);
+    pacer.sync(t0, r(0, 3000), 0);
     assert_eq!(pacer.admit(t0 + ms(150)), Ok(()));
-    pacer.sync(t0 + ms(151), r(0, 2849), 0, 0);
+    pacer.sync(t0 + ms(151), r(0, 2849), 0);
     pacer.on_throttle(t0 + ms(151), None);
     assert_eq!(pacer.rate(), None);
     assert_eq!(pacer.admit(t0 + ms(200)), Err(ms(2800)));
     // The next window is spent: no second probe, wait for its reset.
     let next = t0 + Duration::from_secs(3);
-    pacer.sync(next, r(0, 3000), 0, 0);
+    pacer.sync(next, r(0, 3000), 0);
     assert_eq!(pacer.admit(next + ms(500)), Err(ms(2500)));
 }
 
@@ -161,7 +160,6 @@ fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
             Some(Duration::from_secs(30)),
         ),
         0,
-        0,
     );
     assert_eq!(pacer.admit(t0), Err(Duration::from_secs(30)));
     // A token bucket whose reset is "time until full" (1 s at 20/s) is not:
@@ -175,7 +173,6 @@ fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
             Some(Duration::from_secs(1)),
             Some(Duration::from_secs(1)),
         ),
-        0,
         0,
     );
     assert_eq!(bucket.admit(t0), Err(ms(151)));
@@ -212,13 +209,13 @@ fn a_refusal_before_any_refill_is_seen_means_fixed_windows() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
-    pacer.sync(t0, r(0, 3000), 0, 0);
+    pacer.sync(t0, r(0, 3000), 0);
     assert_eq!(pacer.admit(t0 + ms(150)), Ok(()));
     // A success that may have been an earlier request's, then a refusal.
-    pacer.sync(t0 + ms(151), r(0, 2849), 0, 0);
+    pacer.sync(t0 + ms(151), r(0, 2849), 0);
     pacer.on_success(t0 + ms(151), false);
     assert_eq!(pacer.rate(), Some(20.0 / 3.0));
-    pacer.sync(t0 + ms(300), r(0, 2700), 0, 0);
+    pacer.sync(t0 + ms(300), r(0, 2700), 0);
     pacer.on_throttle(t0 + ms(300), None);
     assert_eq!(pacer.rate(), None);
     assert_eq!(pacer.admit(t0 + ms(400)), Err(ms(2600)));
@@ -233,19 +230,19 @@ fn r(remaining: u64) -> QuotaReading {
 fn the_last_units_are_left_for_newcomers_until_we_know_we_are_alone() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    pacer.sync(t0, r(20), 0, 0);
+    pacer.sync(t0, r(20), 0);
     // 18 go at once; the last 2 (a tenth of 20) are left.
     for _ in 0..18 {
         assert_eq!(pacer.admit(t0), Ok(()));
     }
     assert!(pacer.admit(t0).is_err());
     // `remaining` fell by exactly what we spent: nobody else is seen…
-    pacer.sync(t0 + ms(1), r(2), 0, 0);
+    pacer.sync(t0 + ms(1), r(2), 0);
     // …but for less than a second the reserve stays.
-    pacer.sync(t0 + ms(500), r(2), 0, 0);
+    pacer.sync(t0 + ms(500), r(2), 0);
     assert!(pacer.admit(t0 + ms(500)).is_err());
     // After a second alone it is ours.
-    pacer.sync(t0 + ms(1001), r(2), 0, 0);
+    pacer.sync(t0 + ms(1001), r(2), 0);
     assert_eq!(pacer.admit(t0 + ms(1001)), Ok(()));
     assert_eq!(pacer.admit(t0 + ms(1001)), Ok(()));
     assert!(pacer.admit(t0 + ms(1001)).is_err());
@@ -255,22 +252,17 @@ fn the_last_units_are_left_for_newcomers_until_we_know_we_are_alone() {
 fn others_spending_restarts_the_second_alone() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    pacer.sync(t0, r(20), 0, 0);
+    pacer.sync(t0, r(20), 0);
     assert_eq!(pacer.admit(t0), Ok(()));
-    pacer.sync(t0 + ms(1), r(19), 0, 0); // alone so far
+    pacer.sync(t0 + ms(1), r(19), 0); // alone so far
     assert_eq!(pacer.admit(t0 + ms(1)), Ok(()));
-    pacer.sync(t0 + ms(900), r(6), 0, 0); // others spent 12
-    pacer.sync(t0 + ms(1100), r(6), 0, 0); // nobody else since
+    pacer.sync(t0 + ms(900), r(6), 0); // others spent 12
+    pacer.sync(t0 + ms(1100), r(6), 0); // nobody else since
     assert_eq!(pacer.reserve(t0 + ms(1500)), 2.0);
     assert_eq!(pacer.reserve(t0 + ms(2100)), 0.0);
     // No policy rate (a quota that may count in fixed windows): no reserve.
     let mut windowed = Pacer::default();
-    windowed.sync(
-        t0,
-        reading(20, 20, None, Some(Duration::from_secs(60))),
-        0,
-        0,
-    );
+    windowed.sync(t0, reading(20, 20, None, Some(Duration::from_secs(60))), 0);
     assert_eq!(windowed.reserve(t0), 0.0);
 }
 
@@ -278,18 +270,18 @@ fn others_spending_restarts_the_second_alone() {
 fn a_quota_filling_up_again_doubles_a_cut_share() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    pacer.sync(t0, r(0), 0, 0);
+    pacer.sync(t0, r(0), 0);
     pacer.on_throttle(t0, None); // others share it: a tenth of 20/s
     let rate = |p: &Pacer| p.rate().unwrap_or_default();
     assert!((rate(&pacer) - 2.0).abs() < 1e-9, "{}", rate(&pacer));
     // Rising, but under a quarter of the limit: the others may be pausing.
-    pacer.sync(t0 + ms(500), r(4), 0, 0);
+    pacer.sync(t0 + ms(500), r(4), 0);
     assert!((rate(&pacer) - 2.0).abs() < 1e-9, "{}", rate(&pacer));
     // Rising past a quarter: the others slowed down or left.
-    pacer.sync(t0 + ms(900), r(12), 0, 0);
+    pacer.sync(t0 + ms(900), r(12), 0);
     assert!((rate(&pacer) - 4.0).abs() < 1e-9, "{}", rate(&pacer));
     // No longer rising: no more.
-    pacer.sync(t0 + ms(1000), r(12), 0, 0);
+    pacer.sync(t0 + ms(1000), r(12), 0);
     assert!((rate(&pacer) - 4.0).abs() < 1e-9, "{}", rate(&pacer));
 }
 
@@ -298,7 +290,7 @@ fn the_probe_waits_for_the_units_our_requests_in_flight_will_take() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     // Empty, reset in 2 s for 20 units (one per 100 ms), two of ours in flight.
-    pacer.sync(t0, reading(0, 20, None, Some(ms(2000))), 2, 2);
+    pacer.sync(t0, reading(0, 20, None, Some(ms(2000))), 2);
     pacer.on_success(t0, false);
     // The first two units back are theirs: the probe goes with the third.
     assert_eq!(pacer.admit(t0), Err(ms(300)));
@@ -312,7 +304,7 @@ fn the_probe_waits_for_the_units_our_requests_in_flight_will_take() {
 fn sends_are_remembered_only_for_a_learned_cycle() {
     let t0 = Instant::now();
     let mut quota = Pacer::default();
-    quota.sync(t0, r(19), 0, 0);
+    quota.sync(t0, r(19), 0);
     quota.on_throttle(t0, Some(ms(50)));
     for i in 0..5 {
         let _ = quota.admit(t0 + Duration::from_secs(i));
