@@ -121,10 +121,14 @@ pub(crate) struct Shared {
 /// Local pacing while Redis is away: each scope's last shared rate, cut to
 /// [`FALLBACK_SHARE`] of an equal share (`rate × 0.8 / members`), one send
 /// at a time. Scopes the fleet never rated are not paced here (the local
-/// engine still paces them as it does without a fleet).
+/// engine still paces them as it does without a fleet), except that a
+/// process which saw the fleet probing a scope holds back until that probe
+/// would have answered or lost its lease: its blind send is what the probe
+/// is there to prevent.
 #[derive(Debug, Default)]
 pub(crate) struct Fallback {
     scopes: HashMap<String, Lane>,
+    probing: HashMap<String, Instant>,
 }
 
 /// The part of an equal share a process takes while it cannot coordinate:
@@ -145,6 +149,7 @@ impl Fallback {
     /// schedule, so a fleet falling back at once stays spread over the
     /// spacing instead of every process sending at the same moment.
     pub(crate) fn remember(&mut self, scope: &str, shared: Shared, slot: Instant) {
+        self.probing.remove(scope);
         let next = Some(crate::engine::later(slot, spacing(shared)));
         match self.scopes.get_mut(scope) {
             Some(lane) => {
@@ -154,6 +159,14 @@ impl Fallback {
             None => {
                 self.scopes.insert(scope.to_owned(), Lane { shared, next });
             }
+        }
+    }
+
+    /// The fleet said another process probes `scope`; its lease ends by
+    /// `until` at the latest.
+    pub(crate) fn probing(&mut self, scope: &str, until: Instant) {
+        if !self.scopes.contains_key(scope) {
+            self.probing.insert(scope.to_owned(), until);
         }
     }
 
@@ -170,10 +183,19 @@ impl Fallback {
         }
     }
 
-    /// Zero: go (the slot is taken); else how long to wait first.
-    pub(crate) fn take(&mut self, scope: &str, now: Instant) -> Duration {
+    /// Zero: go (the slot is taken); else how long to wait first (for an
+    /// unrated scope the fleet was probing, at most `poll` at a time, so
+    /// the caller asks the breaker again meanwhile).
+    pub(crate) fn take(&mut self, scope: &str, now: Instant, poll: Duration) -> Duration {
         let Some(lane) = self.scopes.get_mut(scope) else {
-            return Duration::ZERO;
+            return match self.probing.get(scope) {
+                Some(until) if *until > now => (*until - now).min(poll),
+                Some(_) => {
+                    self.probing.remove(scope);
+                    Duration::ZERO
+                }
+                None => Duration::ZERO,
+            };
         };
         if let Some(next) = lane.next.filter(|next| *next > now) {
             return next - now;
@@ -266,12 +288,48 @@ mod tests {
         );
     }
 
+    const POLL: Duration = Duration::from_millis(20);
+
+    #[test]
+    fn an_unrated_scope_the_fleet_was_probing_waits_out_the_lease_only() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let mut f = Fallback::default();
+        f.probing("s", t0 + ms(2000));
+        assert_eq!(
+            f.take("s", t0, POLL),
+            POLL,
+            "asks the breaker again after a poll"
+        );
+        assert_eq!(f.take("s", t0 + ms(1990), POLL), ms(10));
+        assert_eq!(
+            f.take("s", t0 + ms(2000), POLL),
+            Duration::ZERO,
+            "lease over: go"
+        );
+        assert_eq!(
+            f.take("t", t0, POLL),
+            Duration::ZERO,
+            "never seen probing: go"
+        );
+        let shared = Shared {
+            interval: ms(50),
+            members: 1,
+        };
+        f.probing("u", t0 + ms(2000));
+        f.remember("u", shared, t0);
+        assert!(
+            f.take("u", t0 + ms(100), POLL) == Duration::ZERO,
+            "rated: paced by its lane"
+        );
+    }
+
     #[test]
     fn fallback_spaces_sends_at_a_cut_share_of_the_shared_rate() {
         let t0 = Instant::now();
         let mut f = Fallback::default();
         assert_eq!(
-            f.take("s", t0),
+            f.take("s", t0, POLL),
             Duration::ZERO,
             "an unrated scope is not paced"
         );
@@ -283,15 +341,19 @@ mod tests {
         // at 50 ms is 200 ms each at an equal share, 250 ms at 0.8 of it.
         f.remember("s", shared, t0);
         let ms = Duration::from_millis;
-        assert_eq!(f.take("s", t0), ms(250), "carries on from the last slot");
-        assert_eq!(f.take("s", t0 + ms(250)), Duration::ZERO);
-        assert_eq!(f.take("s", t0 + ms(250)), ms(250));
-        assert_eq!(f.take("s", t0 + ms(500)), Duration::ZERO);
+        assert_eq!(
+            f.take("s", t0, POLL),
+            ms(250),
+            "carries on from the last slot"
+        );
+        assert_eq!(f.take("s", t0 + ms(250), POLL), Duration::ZERO);
+        assert_eq!(f.take("s", t0 + ms(250), POLL), ms(250));
+        assert_eq!(f.take("s", t0 + ms(500), POLL), Duration::ZERO);
         // A later slot moves the next local send; an older one does not.
         f.remember("s", shared, t0 + ms(900));
         f.remember("s", shared, t0 + ms(100));
-        assert_eq!(f.take("s", t0 + ms(1000)), ms(150));
+        assert_eq!(f.take("s", t0 + ms(1000), POLL), ms(150));
         f.rejoin();
-        assert_eq!(f.take("s", t0 + ms(1000)), Duration::ZERO);
+        assert_eq!(f.take("s", t0 + ms(1000), POLL), Duration::ZERO);
     }
 }

@@ -118,10 +118,14 @@ impl FleetGate {
                         reason: WaitReason::Pacing,
                     }
                 }
-                Reservation::AskAgain { after } => Admit::After {
-                    wait: after,
-                    reason: WaitReason::Paused,
-                },
+                Reservation::AskAgain { after } => {
+                    let until = crate::engine::later(now, self.store.probe_lease());
+                    self.local().fallback.probing(scope, until);
+                    Admit::After {
+                        wait: after,
+                        reason: WaitReason::Paused,
+                    }
+                }
                 // Beyond `longest`: the caller gives up on this wait.
                 Reservation::TooFar { after } => Admit::After {
                     wait: after,
@@ -131,7 +135,7 @@ impl FleetGate {
         }
         tracing::debug!("courteous: fleet store unavailable; pacing locally");
         let now = crate::service::now();
-        let wait = self.local().fallback.take(scope, now);
+        let wait = self.local().fallback.take(scope, now, self.store.poll());
         if !wait.is_zero() {
             return Admit::After {
                 wait,

@@ -37,15 +37,20 @@
 //! only confirmed what the fleet knew.
 //!
 //! # Redis trouble never stops a request
-//! Each store call has a deadline ([`DEFAULT_DEADLINE`], 20 ms; ten times
-//! that, [`FIRST_CALL_FACTOR`], until the store has answered this process
+//! Each store call has a deadline ([`DEFAULT_DEADLINE`], 20 ms; 1 s,
+//! [`FIRST_CALL_DEADLINE`], until the store has answered this process
 //! once, since a process that knows nothing can only fall back blind),
 //! stretched on a loaded host to the round trips the calls really take
-//! (TCP's retransmission timer, RFC 6298, never beyond the first-call
-//! deadline: [`RedisFleet::current_deadline`]). On a
+//! (TCP's retransmission timer, RFC 6298, doubled after a missed deadline
+//! for the retry before the breaker opens, never beyond the first-call
+//! deadline:
+//! [`RedisFleet::current_deadline`]). On a
 //! timeout or an error the request goes on, paced by the local engine as
 //! without a fleet *and* at [`FALLBACK_SHARE`] of an equal share of the last
-//! shared rate; after 2 failures in a row a breaker skips Redis for 1 s
+//! shared rate (a scope the fleet never rated goes on alone, unless this
+//! process last heard that another one probes it: then it holds back until
+//! that probe lease would have ended, 2 s at most); after 2 failures in a
+//! row a breaker skips Redis for 1 s
 //! ([`BreakerSettings`]), then one call tries again. When Redis answers, the
 //! process rejoins: the next reservation is the fleet's again, and the next
 //! response's reading merges into the shared state (tightening it if the
@@ -79,8 +84,8 @@ pub use breaker::{BreakerSettings, FALLBACK_SHARE, MAX_FAILURES_TO_OPEN, MAX_OPE
 pub use error::FleetError;
 pub use lesson::{Lesson, QuotaKind};
 pub use store::{
-    DEFAULT_DEADLINE, DEFAULT_PREFIX, FIRST_CALL_FACTOR, FleetCounters, MAX_KEY_TTL, RedisFleet,
-    RedisFleetBuilder, Reservation,
+    DEFAULT_DEADLINE, DEFAULT_PREFIX, FIRST_CALL_DEADLINE, FleetCounters, MAX_KEY_TTL, RedisFleet,
+    RedisFleetBuilder, Reservation, cluster_nodes,
 };
 
 pub(crate) use gate::{FleetGate, Turn};

@@ -25,12 +25,16 @@ use super::lesson::Lesson;
 /// request at most that much when it does.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(20);
 
-/// Until a store has answered once, its calls get this many deadlines
-/// (200 ms by default). A process that has heard nothing from the fleet
-/// has nothing to fall back on but a blind send, and its first calls are the
-/// slow ones: a connection warming up, scripts loading, a host busy
-/// starting many processes at once.
-pub const FIRST_CALL_FACTOR: u32 = 10;
+/// The deadline of a store call until the store has answered this process
+/// once, and the most a loaded host stretches any call's deadline to
+/// ([`RedisFleet::current_deadline`]): 1 s, the retransmission timeout TCP
+/// starts with before it has measured a round trip (RFC 6298 §2.1). A
+/// process that has heard nothing from the fleet has nothing to fall back
+/// on but a blind send, and its first calls are the slow ones: a connection
+/// warming up, scripts loading, a host busy starting many processes at once
+/// (a herd of 100 processes on 2 cores misses 200 ms). A configured
+/// deadline longer than this is used as it is.
+pub const FIRST_CALL_DEADLINE: Duration = Duration::from_secs(1);
 
 /// The longest key TTL ([`RedisFleetBuilder::key_ttl`]): one day. Far
 /// beyond any quota window worth sharing, and the scripts' millisecond
@@ -194,7 +198,7 @@ impl RedisFleetBuilder {
     }
 
     /// Deadline of each store call (default [`DEFAULT_DEADLINE`], 20 ms;
-    /// [`FIRST_CALL_FACTOR`] times that until the store has answered once).
+    /// [`FIRST_CALL_DEADLINE`] until the store has answered once).
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.settings.deadline = deadline;
         self
@@ -259,7 +263,7 @@ impl RedisFleetBuilder {
                     .set_number_of_retries(1)
                     .set_min_delay(Duration::from_millis(20))
                     .set_max_delay(Duration::from_millis(200))
-                    .set_connection_timeout(Some(Duration::from_millis(250)))
+                    .set_connection_timeout(Some(FIRST_CALL_DEADLINE))
                     .set_response_timeout(Some(Duration::from_secs(1)));
                 let manager = ConnectionManager::new_with_config(client, config).await?;
                 (Connection::Single(manager), address)
@@ -267,7 +271,7 @@ impl RedisFleetBuilder {
             Endpoints::Cluster(nodes) => {
                 let address = format!("cluster {}", nodes.join(","));
                 let client = ClusterClient::builder(nodes)
-                    .connection_timeout(Duration::from_millis(250))
+                    .connection_timeout(FIRST_CALL_DEADLINE)
                     .response_timeout(Duration::from_secs(1))
                     .retries(1)
                     .build()?;
@@ -306,6 +310,37 @@ enum Endpoints {
 }
 
 fn endpoints(url: &str) -> Endpoints {
+    match cluster_nodes(url) {
+        Some(nodes) => Endpoints::Cluster(nodes),
+        None => Endpoints::Single(with_scheme(url.trim())),
+    }
+}
+
+fn with_scheme(node: &str) -> String {
+    if node.contains("://") {
+        node.to_owned()
+    } else {
+        format!("redis://{node}")
+    }
+}
+
+/// The nodes of a Redis Cluster URL, or `None` for one server: what
+/// [`RedisFleetBuilder::connect`] reads. A cluster is
+/// `redis+cluster://host:port[,host:port…]` or a comma-separated list of
+/// nodes (`redis://a:7000,redis://b:7001`); a node without a scheme gets
+/// `redis://`. Public so that other programs on the same Redis read such
+/// URLs alike.
+///
+/// ```
+/// use courteous::fleet::cluster_nodes;
+///
+/// assert_eq!(cluster_nodes("redis://127.0.0.1:6379"), None);
+/// assert_eq!(
+///     cluster_nodes("redis+cluster://127.0.0.1:7000,127.0.0.1:7001"),
+///     Some(vec!["redis://127.0.0.1:7000".to_owned(), "redis://127.0.0.1:7001".to_owned()])
+/// );
+/// ```
+pub fn cluster_nodes(url: &str) -> Option<Vec<String>> {
     let (cluster, rest) = match url.strip_prefix("redis+cluster://") {
         Some(rest) => (true, rest),
         None => (false, url),
@@ -314,19 +349,9 @@ fn endpoints(url: &str) -> Endpoints {
         .split(',')
         .map(str::trim)
         .filter(|n| !n.is_empty())
-        .map(|n| {
-            if n.contains("://") {
-                n.to_owned()
-            } else {
-                format!("redis://{n}")
-            }
-        })
+        .map(with_scheme)
         .collect();
-    match nodes.as_slice() {
-        [one] if !cluster => Endpoints::Single(one.clone()),
-        [] => Endpoints::Single(url.to_owned()),
-        _ => Endpoints::Cluster(nodes),
-    }
+    ((cluster && !nodes.is_empty()) || nodes.len() > 1).then_some(nodes)
 }
 
 impl RedisFleet {
@@ -376,6 +401,14 @@ impl RedisFleet {
             Ok(result) => result,
             Err(_) => {
                 c.missed_deadline.fetch_add(1, Ordering::Relaxed);
+                // Doubled for each retry before the breaker opens.
+                let retries = self
+                    .inner
+                    .settings
+                    .breaker
+                    .failures_to_open
+                    .saturating_sub(1);
+                self.timer().missed(retries);
                 return Err(FleetError::deadline());
             }
         };
@@ -398,7 +431,7 @@ impl RedisFleet {
 
     /// The deadline of this process's next store call: the configured one
     /// ([`RedisFleetBuilder::deadline`]), stretched to the round trips seen
-    /// so far (RFC 6298's timer, at most [`FIRST_CALL_FACTOR`] times it).
+    /// so far (RFC 6298's timer, at most [`FIRST_CALL_DEADLINE`]).
     pub fn current_deadline(&self) -> Duration {
         self.timer().deadline(self.inner.settings.deadline)
     }
@@ -533,6 +566,16 @@ impl RedisFleet {
         invocation.arg(&token);
         let released: i64 = self.invoke(&invocation).await?;
         Ok(released == 1)
+    }
+
+    /// How long a probe lease lasts ([`RedisFleetBuilder::probe_lease`]).
+    pub(crate) fn probe_lease(&self) -> Duration {
+        self.inner.settings.probe_lease
+    }
+
+    /// How often a process asks again while another probes.
+    pub(crate) fn poll(&self) -> Duration {
+        self.inner.settings.poll
     }
 
     /// The interval margin (see [`RedisFleetBuilder::interval_margin`]).

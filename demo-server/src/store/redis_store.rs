@@ -57,26 +57,9 @@ impl ConnectionLike for RedisConnection {
 }
 
 /// The nodes of a cluster URL, or `None` for a single server:
-/// `redis+cluster://a:1,b:2`, or a list `redis://a:1,redis://b:2`.
-pub fn cluster_nodes(url: &str) -> Option<Vec<String>> {
-    let (cluster, rest) = match url.strip_prefix("redis+cluster://") {
-        Some(rest) => (true, rest),
-        None => (false, url),
-    };
-    let nodes: Vec<String> = rest
-        .split(',')
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .map(|n| {
-            if n.contains("://") {
-                n.to_owned()
-            } else {
-                format!("redis://{n}")
-            }
-        })
-        .collect();
-    (cluster || nodes.len() > 1).then_some(nodes)
-}
+/// `redis+cluster://a:1,b:2`, or a list `redis://a:1,redis://b:2` (the SDK's
+/// fleet store reads its `--fleet-redis` URLs the same way).
+pub use courteous::fleet::cluster_nodes;
 
 /// Redis (or a Redis Cluster) behind a reconnecting multiplexed connection.
 /// Cheap to clone.
