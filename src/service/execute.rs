@@ -134,14 +134,11 @@ pub(crate) fn execute<'a, T: Transport>(
                         tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
                         notify(
                             core,
-                            RetryEvent {
-                                scope,
-                                attempt: progress.attempts,
-                                cause: WaitCause::Admission(reason),
-                                wait,
-                                status: None,
-                                signal: None,
-                            },
+                            scope,
+                            progress.attempts,
+                            WaitCause::Admission(reason),
+                            wait,
+                            None,
                         );
                         Box::pin(sleep(core, &handle, wait, &mut progress)).await;
                         at = now();
@@ -219,14 +216,11 @@ pub(crate) fn execute<'a, T: Transport>(
                                 );
                                 notify(
                                     core,
-                                    RetryEvent {
-                                        scope,
-                                        attempt: progress.attempts,
-                                        cause: WaitCause::Retry(reason),
-                                        wait: after,
-                                        status: Some(status),
-                                        signal: Some(&signal),
-                                    },
+                                    scope,
+                                    progress.attempts,
+                                    WaitCause::Retry(reason),
+                                    after,
+                                    Some((status, &signal)),
                                 );
                                 req = next;
                                 after
@@ -268,14 +262,11 @@ pub(crate) fn execute<'a, T: Transport>(
                             );
                             notify(
                                 core,
-                                RetryEvent {
-                                    scope,
-                                    attempt: progress.attempts,
-                                    cause: WaitCause::Retry(reason),
-                                    wait: after,
-                                    status: None,
-                                    signal: None,
-                                },
+                                scope,
+                                progress.attempts,
+                                WaitCause::Retry(reason),
+                                after,
+                                None,
                             );
                             req = next;
                             after
@@ -323,9 +314,25 @@ fn give_up(
     }
 }
 
-fn notify(core: &Core, event: RetryEvent<'_>) {
+/// Tells the `on_retry` hook, if any, of a wait before `attempt + 1`;
+/// `answer`: the response that caused it, if one did.
+fn notify(
+    core: &Core,
+    scope: &crate::engine::Scope,
+    attempt: u32,
+    cause: WaitCause,
+    wait: Duration,
+    answer: Option<(http::StatusCode, &Signal)>,
+) {
     if let Some(hook) = &core.settings.on_retry {
-        hook(&event);
+        hook(&RetryEvent {
+            scope,
+            attempt,
+            cause,
+            wait,
+            status: answer.map(|(status, _)| status),
+            signal: answer.map(|(_, signal)| signal),
+        });
     }
 }
 
