@@ -20,8 +20,6 @@ use std::future::Future;
 use http::Extensions;
 use reqwest_middleware::{Middleware, Next};
 
-use std::sync::Arc;
-
 use crate::engine::{Config, Engine, Scope, ScopeStats};
 use crate::options::RequestOptions;
 use crate::service::{Core, CourteousLayer, Origin, Settings, Transport, execute};
@@ -75,12 +73,11 @@ impl CourteousMiddleware {
     /// (and clones made from it afterwards) stop sharing state with clones
     /// made before.
     fn update_config(&mut self, f: impl FnOnce(Config) -> Config) {
-        let config = f(self.core.engine.config().clone());
-        self.core.engine = Engine::new(config);
+        self.core.update_config(f);
     }
 
     fn settings_mut(&mut self) -> &mut Settings {
-        Arc::make_mut(&mut self.core.settings)
+        self.core.settings_mut()
     }
 
     crate::setup::courtesy_setters!();

@@ -58,12 +58,11 @@ impl CourteousLayer {
     /// Rebuilds the engine with a changed configuration: configure a layer
     /// before making services with it (services made earlier keep theirs).
     fn update_config(&mut self, f: impl FnOnce(Config) -> Config) {
-        let config = f(self.core.engine.config().clone());
-        self.core.engine = Engine::new(config);
+        self.core.update_config(f);
     }
 
     fn settings_mut(&mut self) -> &mut Settings {
-        Arc::make_mut(&mut self.core.settings)
+        self.core.settings_mut()
     }
 
     crate::setup::courtesy_setters!();

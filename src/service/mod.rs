@@ -38,7 +38,7 @@ pub(crate) use execute::{Origin, Transport, execute};
 pub use layer::CourteousLayer;
 
 use crate::classify::SharedClassifier;
-use crate::engine::{Engine, Scope, ScopeHandle, ScopeStats};
+use crate::engine::{Config, Engine, Scope, ScopeHandle, ScopeStats};
 use crate::error::{BoxError, Error};
 use crate::hooks::OnRetry;
 use crate::signal::SignalParser;
@@ -82,6 +82,18 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    /// Rebuilds the engine with a changed configuration: clones of this
+    /// core made earlier keep the old engine (and stop sharing state).
+    pub(crate) fn update_config(&mut self, f: impl FnOnce(Config) -> Config) {
+        let config = f(self.engine.config().clone());
+        self.engine = Engine::new(config);
+    }
+
+    /// The adapter settings, copied first if clones share them.
+    pub(crate) fn settings_mut(&mut self) -> &mut Settings {
+        Arc::make_mut(&mut self.settings)
+    }
+
     pub(crate) fn scope_of(
         &self,
         req: &reqwest::Request,
