@@ -114,7 +114,7 @@ impl ScopeState {
         }
         if config.pacing && pace {
             self.pacer
-                .admit(now)
+                .admit(now, Some(self.next_seq))
                 .map_err(|wait| (wait, WaitReason::Pacing))?;
         }
         self.last_used = self.last_used.max(now);
@@ -234,11 +234,13 @@ impl ScopeState {
             ResponseClass::Final => {
                 self.consecutive_throttles = 0;
                 let sent_before_refusal = self.pause_from_seq.is_some_and(|from| seq < from);
+                self.pacer.answered(seq, now, true);
                 self.pacer.on_success(now, sent_before_refusal);
                 return Verdict::Return;
             }
         };
         self.stats.throttled += 1;
+        self.pacer.answered(seq, now, false);
         // Clamped for the arithmetic; a give-up still reports what was asked.
         let asked = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
         let hint = asked.map(|h| h.min(MAX_SERVER_WAIT));

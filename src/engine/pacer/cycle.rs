@@ -15,24 +15,61 @@ use std::time::{Duration, Instant};
 
 use super::super::time::later;
 
-/// Most sends remembered per scope (16 bytes each). A larger burst is paced
+/// Most sends remembered per scope (32 bytes each). A larger burst is paced
 /// as this many sends per the same share of the cycle: the same rate, in
 /// smaller bursts.
 pub(super) const MAX_REMEMBERED: usize = 256;
 
+/// One of our sends: when it left, and when its success came back.
+#[derive(Debug, Clone, Copy)]
+struct Send {
+    /// The engine's number for it (none in unit tests of the rule alone).
+    seq: Option<u64>,
+    sent: Instant,
+    answered: Option<Instant>,
+}
+
+impl Send {
+    /// When the server counted it, at the latest: a request is counted
+    /// between its send and its answer, so only the answer bounds it (a
+    /// unit given back a cycle after the *send* may not be back yet when
+    /// this request was slower to arrive than the next one).
+    fn counted_by(self) -> Instant {
+        self.answered.unwrap_or(self.sent)
+    }
+}
+
 /// Our recent sends, oldest first.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Cycle {
-    sends: VecDeque<Instant>,
+    sends: VecDeque<Send>,
 }
 
 impl Cycle {
-    /// Remembers a send at `now`.
-    pub(super) fn record(&mut self, now: Instant) {
+    /// Remembers send `seq` at `now`.
+    pub(super) fn record(&mut self, now: Instant, seq: Option<u64>) {
         if self.sends.len() >= MAX_REMEMBERED {
             self.sends.pop_front();
         }
-        self.sends.push_back(now);
+        self.sends.push_back(Send {
+            seq,
+            sent: now,
+            answered: None,
+        });
+    }
+
+    /// Send `seq` succeeded, answered at `now`.
+    pub(super) fn answered(&mut self, seq: u64, now: Instant) {
+        if let Some(send) = self.sends.iter_mut().find(|s| s.seq == Some(seq)) {
+            send.answered = Some(now.max(send.sent));
+        }
+    }
+
+    /// Send `seq` was refused: it holds no unit.
+    pub(super) fn forget(&mut self, seq: u64) {
+        if let Some(i) = self.sends.iter().position(|s| s.seq == Some(seq)) {
+            self.sends.remove(i);
+        }
     }
 
     /// How many sends are remembered.
@@ -42,16 +79,24 @@ impl Cycle {
     }
 
     /// How long from `now` until one more send keeps at most `burst` sends
-    /// in any span of `period`; `None` when it may go now.
+    /// in any span of `period` (each counted from its answer, when it has
+    /// one); `None` when it may go now.
     pub(super) fn wait(&self, now: Instant, burst: f64, period: Duration) -> Option<Duration> {
         let (burst, period) = scaled(burst, period);
-        let due = self
+        // The sends still holding a unit at `now`, latest release first:
+        // the burst-th of them must release its unit before one more goes.
+        let mut held: Vec<Instant> = self
             .sends
-            .len()
-            .checked_sub(burst)
-            .and_then(|i| self.sends.get(i))
-            .map(|&oldest| later(oldest, period))?;
-        (due > now).then(|| due - now)
+            .iter()
+            .map(|s| later(s.counted_by(), period))
+            .filter(|&due| due > now)
+            .collect();
+        let i = burst.checked_sub(1)?;
+        if held.len() <= i {
+            return None;
+        }
+        held.sort_unstable_by(|a, b| b.cmp(a));
+        held.get(i).map(|&due| due - now)
     }
 }
 
@@ -82,12 +127,12 @@ mod tests {
         // A burst of 3 spread over 20 ms.
         for i in 0..3 {
             assert_eq!(cycle.wait(t0 + ms(10 * i), 3.0, ms(1000)), None);
-            cycle.record(t0 + ms(10 * i));
+            cycle.record(t0 + ms(10 * i), None);
         }
         // The 4th goes a cycle after the 1st, the 5th a cycle after the 2nd.
         assert_eq!(cycle.wait(t0 + ms(30), 3.0, ms(1000)), Some(ms(970)));
         assert_eq!(cycle.wait(t0 + ms(1000), 3.0, ms(1000)), None);
-        cycle.record(t0 + ms(1000));
+        cycle.record(t0 + ms(1000), None);
         assert_eq!(cycle.wait(t0 + ms(1001), 3.0, ms(1000)), Some(ms(9)));
         // A smaller burst (the quota shrank) counts further back.
         assert_eq!(cycle.wait(t0 + ms(1001), 1.0, ms(1000)), Some(ms(999)));
@@ -98,7 +143,7 @@ mod tests {
         let t0 = Instant::now();
         let mut cycle = Cycle::default();
         for _ in 0..MAX_REMEMBERED {
-            cycle.record(t0);
+            cycle.record(t0, None);
         }
         // 1024 per 4 s is 256 per second.
         assert_eq!(

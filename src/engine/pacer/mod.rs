@@ -6,6 +6,7 @@
 //! | bucket refilled continuously, policy stated (`q`/`w`) | the policy fields; no refusal while alone | the mirror refilled at `q / w` (below, 1), less a reserve for newcomers (`sharing.rs`) |
 //! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
 //! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
+//! | sliding log, policy stated | a window as above, whose next one opens short of the limit while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset, windows of the length it measured (`window.rs`) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
@@ -108,6 +109,21 @@
 //!    trip too. Where several dialects describe one quota, the tightest
 //!    reset is used.
 //!
+//! 7. **Sliding logs.** A log of the last `w`'s requests gives each unit
+//!    back `w` after the request that took it, not all at once: read as a
+//!    fixed window (point 6), the client waits for the first reading's
+//!    `reset`, finds part of the quota still held by the rest of the last
+//!    burst, and waits a whole `w` again (5 s instead of 4 for 100 requests
+//!    at 20 per second). A fixed window's next window opens with the limit
+//!    less the request it answers ([`SLIDING_SLACK`]) and those in flight;
+//!    one that opens shorter than that, with
+//!    nobody else ever seen spending, is a sliding log: from then on the
+//!    client keeps at most `limit` of its own sends in any span of `w`
+//!    (each counted from its success, when the server surely counted it; a
+//!    refused send holds no unit), and spends at once the units a reading
+//!    reports, less those its requests in flight may take (nothing refills
+//!    in between).
+//!
 //! With no rate at all otherwise, `E` is spent down and then the client waits
 //! for the reset. When the reset is far later than the rate explains (more
 //! than one second of rounding beyond the next unit), or a probe was
@@ -147,6 +163,11 @@ const HIGH_MARGIN: f64 = 1e-3;
 /// Without quota numbers, a refusal after this fraction of the learned burst
 /// was spent since the previous one means the quota comes back in windows.
 const BURST_SPENT: f64 = 0.5;
+/// A window's first reading short of the limit by more than our requests in
+/// flight plus this many units (the request it answers) means the units did
+/// not come back at once: a sliding log (module docs, 7). A window's
+/// counter is an integer: no rounding to allow for.
+const SLIDING_SLACK: u64 = 1;
 /// Refusals further apart than this start a new rate measurement.
 const MEASURE_HORIZON: Duration = Duration::from_secs(30);
 
@@ -174,6 +195,7 @@ pub(crate) struct Pacer {
     estimate: Option<Estimate>,
     policy_rate: Option<f64>,
     policy_capacity: Option<f64>,
+    policy_window: Option<Duration>,
     learned: Learned,
     cycle: Cycle,
     sharing: Sharing,
@@ -234,25 +256,48 @@ impl Pacer {
     }
 
     /// Takes one unit at `now`, or says how long until one is there.
-    pub(crate) fn admit(&mut self, now: Instant) -> Result<(), Duration> {
+    /// `seq`: the engine's number for the send, if it goes (to match its
+    /// answer in [`Self::answered`]).
+    pub(crate) fn admit(&mut self, now: Instant, seq: Option<u64>) -> Result<(), Duration> {
         let admitted = match self.learned_cycle() {
+            Some(_) if self.take_reported_unit() => Ok(()),
             Some((burst, period)) => self.cycle.wait(now, burst, period).map_or(Ok(()), Err),
             None => self.take_unit(now),
         };
         if admitted.is_ok() {
             self.sharing.admitted();
-            // Without a policy, once a refusal started learning: the sends
-            // a learned cycle is counted against.
-            if self.policy_capacity.is_none() && self.learned.capacity().is_some() {
-                self.cycle.record(now);
+            // The sends a learned cycle is counted against: with a policy
+            // (a sliding log's, module docs 7), or, without, once a refusal
+            // started learning.
+            if self.policy_capacity.is_some() || self.learned.capacity().is_some() {
+                self.cycle.record(now, seq);
             }
         }
         admitted
     }
 
+    /// In a sliding log, a unit the last reading reported and nobody took
+    /// since (units come back only as sends leave the log, so no refill is
+    /// added): the readings let the client spend the units the cycle rule
+    /// cannot see, such as those of its own sends the server refused.
+    fn take_reported_unit(&mut self) -> bool {
+        match self.estimate.as_mut() {
+            Some(est) if self.window.is_sliding() && est.tokens >= 1.0 - EPSILON => {
+                est.tokens -= 1.0;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The burst and cycle learned from refusals, once they are known to
     /// pace this quota (no policy stated; module docs, 2).
     fn learned_cycle(&self) -> Option<(f64, Duration)> {
+        if self.window.is_sliding() {
+            let limit = self.policy_capacity?;
+            let window = self.policy_window?;
+            return Some((limit, window));
+        }
         if self.policy_capacity.is_some() || !self.window.is_known() {
             return None;
         }
@@ -323,6 +368,7 @@ impl Pacer {
         if let Some(limit) = reading.limit {
             self.policy_capacity = Some(limit as f64);
             if let Some(window) = reading.window.filter(|w| !w.is_zero()) {
+                self.policy_window = Some(window);
                 self.policy_rate = Some(limit as f64 / secs(window)).filter(|r| *r > 0.0);
             }
         }
@@ -347,6 +393,18 @@ impl Pacer {
             None => low,
         };
         let window_end = self.window.read(now, raw_remaining, reading.reset);
+        self.notice_sliding(raw_remaining, others);
+        if self.window.is_sliding() {
+            // What the server reports, less what our requests in flight may
+            // take: nothing refills until a send leaves the log.
+            self.estimate = Some(Estimate {
+                tokens: (raw_remaining as f64 - f64::from(others)).max(0.0),
+                at: now,
+                reset_at: None,
+                barrier: true,
+            });
+            return;
+        }
         let reset_at = if self.windowed() {
             window_end
         } else {
@@ -369,6 +427,26 @@ impl Pacer {
         });
     }
 
+    /// A known window whose next one opens short of the limit, with nobody
+    /// else ever seen spending: our own sends of the last window still
+    /// hold the missing units (a sliding log; module docs, 7).
+    fn notice_sliding(&mut self, remaining: u64, others: u32) {
+        let Some(limit) = self
+            .policy_capacity
+            .filter(|_| self.policy_window.is_some())
+        else {
+            return;
+        };
+        let short = remaining
+            .saturating_add(u64::from(others))
+            .saturating_add(SLIDING_SLACK)
+            < limit as u64;
+        if self.window.is_known() && self.window.fresh() && short && self.sharing.never_saw_others()
+        {
+            self.window.slide();
+        }
+    }
+
     /// Whether the quota refills at boundaries: a refusal while alone said
     /// so (with a policy), or a refused probe (without one).
     fn windowed(&self) -> bool {
@@ -383,6 +461,17 @@ impl Pacer {
             _ if self.windowed() => 0.0,
             (Some(limit), Some(_)) => self.sharing.reserve(now, limit),
             _ => 0.0,
+        }
+    }
+
+    /// Send `seq` was answered at `now`: a success holds a unit until the
+    /// quota gives it back, a refusal none (the cycle rule counts only
+    /// units held; `cycle.rs`).
+    pub(crate) fn answered(&mut self, seq: u64, now: Instant, success: bool) {
+        if success {
+            self.cycle.answered(seq, now);
+        } else {
+            self.cycle.forget(seq);
         }
     }
 

@@ -64,6 +64,11 @@ impl Sharing {
         self.share.unwrap_or(1.0)
     }
 
+    /// No reading has shown others spending.
+    pub(super) fn never_saw_others(&self) -> bool {
+        self.others_seen_at.is_none()
+    }
+
     /// One unit spent.
     pub(super) fn admitted(&mut self) {
         self.admitted += 1;

@@ -25,7 +25,7 @@ fn nothing_known_means_no_pacing() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     for _ in 0..1000 {
-        assert_eq!(pacer.admit(t0), Ok(()));
+        assert_eq!(pacer.admit(t0, None), Ok(()));
     }
 }
 
@@ -36,14 +36,14 @@ fn refills_at_the_policy_rate_up_to_the_limit() {
     pacer.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0);
     // The reserve of 2 comes back first: 3 units at 20/s are 150 ms; waits
     // aim 2 % of a unit past it.
-    assert_eq!(pacer.admit(t0), Err(ms(151)));
-    assert_eq!(pacer.admit(t0 + ms(151)), Ok(()));
+    assert_eq!(pacer.admit(t0, None), Err(ms(151)));
+    assert_eq!(pacer.admit(t0 + ms(151), None), Ok(()));
     // After a long idle the burst is capped at the limit.
     let later = t0 + Duration::from_secs(60);
     for _ in 0..20 {
-        assert_eq!(pacer.admit(later), Ok(()));
+        assert_eq!(pacer.admit(later, None), Ok(()));
     }
-    assert!(pacer.admit(later).is_err());
+    assert!(pacer.admit(later, None).is_err());
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn sync_keeps_a_consistent_fraction() {
         reading(0, 20, Some(Duration::from_secs(1)), None),
         0,
     );
-    assert_eq!(pacer.admit(t0 + ms(30)), Err(ms(121)));
+    assert_eq!(pacer.admit(t0 + ms(30), None), Err(ms(121)));
 }
 
 #[test]
@@ -68,11 +68,11 @@ fn sync_lowers_an_optimistic_estimate_and_raises_a_pessimistic_one() {
     let r = |n| reading(n, 100, None, Some(Duration::from_secs(10)));
     pacer.sync(t0, r(50), 0);
     pacer.sync(t0, r(1), 0); // someone else spent the quota
-    assert_eq!(pacer.admit(t0), Ok(()));
-    assert_eq!(pacer.admit(t0), Err(Duration::from_secs(10)));
+    assert_eq!(pacer.admit(t0, None), Ok(()));
+    assert_eq!(pacer.admit(t0, None), Err(Duration::from_secs(10)));
     pacer.sync(t0, r(5), 0); // the server is kinder than we thought
     for _ in 0..5 {
-        assert_eq!(pacer.admit(t0), Ok(()));
+        assert_eq!(pacer.admit(t0, None), Ok(()));
     }
 }
 
@@ -82,8 +82,8 @@ fn others_in_flight_are_subtracted() {
     let t0 = Instant::now();
     // 4 left, 1 reserved (a tenth of 10), 2 of ours in flight: 1 for us.
     pacer.sync(t0, reading(4, 10, Some(Duration::from_secs(1)), None), 2);
-    assert_eq!(pacer.admit(t0), Ok(()));
-    assert!(pacer.admit(t0).is_err());
+    assert_eq!(pacer.admit(t0, None), Ok(()));
+    assert!(pacer.admit(t0, None).is_err());
 }
 
 #[test]
@@ -92,11 +92,11 @@ fn without_a_rate_wait_for_the_reset_then_the_limit_is_back() {
     let t0 = Instant::now();
     // A reset this far is not probed (see `PROBE_RESETS_UNDER`).
     pacer.sync(t0, reading(1, 3, None, Some(Duration::from_secs(60))), 0);
-    assert_eq!(pacer.admit(t0), Ok(()));
-    assert_eq!(pacer.admit(t0 + ms(500)), Err(ms(59_500)));
+    assert_eq!(pacer.admit(t0, None), Ok(()));
+    assert_eq!(pacer.admit(t0 + ms(500), None), Err(ms(59_500)));
     let reset = t0 + Duration::from_secs(60);
     for _ in 0..3 {
-        assert_eq!(pacer.admit(reset), Ok(()));
+        assert_eq!(pacer.admit(reset, None), Ok(()));
     }
 }
 
@@ -108,14 +108,14 @@ fn a_short_reset_is_probed_and_a_success_means_continuous_refills() {
     pacer.sync(t0, r(0, 2000), 0);
     pacer.on_success(t0, false);
     // Linear refill would bring a unit back every 2 s / 20.
-    assert_eq!(pacer.admit(t0), Err(ms(100)));
-    assert_eq!(pacer.admit(t0 + ms(100)), Ok(()));
+    assert_eq!(pacer.admit(t0, None), Err(ms(100)));
+    assert_eq!(pacer.admit(t0 + ms(100), None), Ok(()));
     // The others look again a unit (1.9 s / 20) later, when its answer is in.
-    assert_eq!(pacer.admit(t0 + ms(100)), Err(ms(95)));
+    assert_eq!(pacer.admit(t0 + ms(100), None), Err(ms(95)));
     pacer.sync(t0 + ms(101), r(0, 1899), 0);
     pacer.on_success(t0 + ms(101), false);
     assert_eq!(pacer.rate(), Some(10.0));
-    assert_eq!(pacer.admit(t0 + ms(101)), Err(ms(102)));
+    assert_eq!(pacer.admit(t0 + ms(101), None), Err(ms(102)));
     // 600 ms later the server shows 11 units although we spent one more:
     // it refilled at least 11 (each reading is a floor).
     pacer.sync(t0 + ms(701), r(11, 1000), 0);
@@ -134,15 +134,15 @@ fn a_refused_probe_means_fixed_windows() {
     let t0 = Instant::now();
     let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
     pacer.sync(t0, r(0, 3000), 0);
-    assert_eq!(pacer.admit(t0 + ms(150)), Ok(()));
+    assert_eq!(pacer.admit(t0 + ms(150), None), Ok(()));
     pacer.sync(t0 + ms(151), r(0, 2849), 0);
     pacer.on_throttle(t0 + ms(151), None);
     assert_eq!(pacer.rate(), None);
-    assert_eq!(pacer.admit(t0 + ms(200)), Err(ms(2800)));
+    assert_eq!(pacer.admit(t0 + ms(200), None), Err(ms(2800)));
     // The next window is spent: no second probe, wait for its reset.
     let next = t0 + Duration::from_secs(3);
     pacer.sync(next, r(0, 3000), 0);
-    assert_eq!(pacer.admit(next + ms(500)), Err(ms(2500)));
+    assert_eq!(pacer.admit(next + ms(500), None), Err(ms(2500)));
 }
 
 #[test]
@@ -161,7 +161,7 @@ fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
         ),
         0,
     );
-    assert_eq!(pacer.admit(t0), Err(Duration::from_secs(30)));
+    assert_eq!(pacer.admit(t0, None), Err(Duration::from_secs(30)));
     // A token bucket whose reset is "time until full" (1 s at 20/s) is not:
     // the reserve of 2 and one unit are back in 150 ms.
     let mut bucket = Pacer::default();
@@ -175,7 +175,7 @@ fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
         ),
         0,
     );
-    assert_eq!(bucket.admit(t0), Err(ms(151)));
+    assert_eq!(bucket.admit(t0, None), Err(ms(151)));
 }
 
 #[test]
@@ -191,9 +191,9 @@ fn refusals_teach_the_rate() {
     // After the pause the burst is back, then 20/s.
     let resume = t0 + Duration::from_secs(1);
     for _ in 0..20 {
-        assert_eq!(pacer.admit(resume), Ok(()));
+        assert_eq!(pacer.admit(resume, None), Ok(()));
     }
-    assert_eq!(pacer.admit(resume), Err(ms(51)));
+    assert_eq!(pacer.admit(resume, None), Err(ms(51)));
     // Two refusals 0.5 s apart (by their hints) with 5 successes between: 10/s.
     let t1 = resume + ms(100);
     for _ in 0..5 {
@@ -210,7 +210,7 @@ fn a_refusal_before_any_refill_is_seen_means_fixed_windows() {
     let t0 = Instant::now();
     let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
     pacer.sync(t0, r(0, 3000), 0);
-    assert_eq!(pacer.admit(t0 + ms(150)), Ok(()));
+    assert_eq!(pacer.admit(t0 + ms(150), None), Ok(()));
     // A success that may have been an earlier request's, then a refusal.
     pacer.sync(t0 + ms(151), r(0, 2849), 0);
     pacer.on_success(t0 + ms(151), false);
@@ -218,7 +218,7 @@ fn a_refusal_before_any_refill_is_seen_means_fixed_windows() {
     pacer.sync(t0 + ms(300), r(0, 2700), 0);
     pacer.on_throttle(t0 + ms(300), None);
     assert_eq!(pacer.rate(), None);
-    assert_eq!(pacer.admit(t0 + ms(400)), Err(ms(2600)));
+    assert_eq!(pacer.admit(t0 + ms(400), None), Err(ms(2600)));
 }
 
 /// `remaining` of a policy of 20 per second.
@@ -233,19 +233,19 @@ fn the_last_units_are_left_for_newcomers_until_we_know_we_are_alone() {
     pacer.sync(t0, r(20), 0);
     // 18 go at once; the last 2 (a tenth of 20) are left.
     for _ in 0..18 {
-        assert_eq!(pacer.admit(t0), Ok(()));
+        assert_eq!(pacer.admit(t0, None), Ok(()));
     }
-    assert!(pacer.admit(t0).is_err());
+    assert!(pacer.admit(t0, None).is_err());
     // `remaining` fell by exactly what we spent: nobody else is seen…
     pacer.sync(t0 + ms(1), r(2), 0);
     // …but for less than a second the reserve stays.
     pacer.sync(t0 + ms(500), r(2), 0);
-    assert!(pacer.admit(t0 + ms(500)).is_err());
+    assert!(pacer.admit(t0 + ms(500), None).is_err());
     // After a second alone it is ours.
     pacer.sync(t0 + ms(1001), r(2), 0);
-    assert_eq!(pacer.admit(t0 + ms(1001)), Ok(()));
-    assert_eq!(pacer.admit(t0 + ms(1001)), Ok(()));
-    assert!(pacer.admit(t0 + ms(1001)).is_err());
+    assert_eq!(pacer.admit(t0 + ms(1001), None), Ok(()));
+    assert_eq!(pacer.admit(t0 + ms(1001), None), Ok(()));
+    assert!(pacer.admit(t0 + ms(1001), None).is_err());
 }
 
 #[test]
@@ -253,9 +253,9 @@ fn others_spending_restarts_the_second_alone() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     pacer.sync(t0, r(20), 0);
-    assert_eq!(pacer.admit(t0), Ok(()));
+    assert_eq!(pacer.admit(t0, None), Ok(()));
     pacer.sync(t0 + ms(1), r(19), 0); // alone so far
-    assert_eq!(pacer.admit(t0 + ms(1)), Ok(()));
+    assert_eq!(pacer.admit(t0 + ms(1), None), Ok(()));
     pacer.sync(t0 + ms(900), r(6), 0); // others spent 12
     pacer.sync(t0 + ms(1100), r(6), 0); // nobody else since
     assert_eq!(pacer.reserve(t0 + ms(1500)), 2.0);
@@ -293,30 +293,107 @@ fn the_probe_waits_for_the_units_our_requests_in_flight_will_take() {
     pacer.sync(t0, reading(0, 20, None, Some(ms(2000))), 2);
     pacer.on_success(t0, false);
     // The first two units back are theirs: the probe goes with the third.
-    assert_eq!(pacer.admit(t0), Err(ms(300)));
-    assert_eq!(pacer.admit(t0 + ms(299)), Err(ms(1)));
-    assert_eq!(pacer.admit(t0 + ms(300)), Ok(()));
+    assert_eq!(pacer.admit(t0, None), Err(ms(300)));
+    assert_eq!(pacer.admit(t0 + ms(299), None), Err(ms(1)));
+    assert_eq!(pacer.admit(t0 + ms(300), None), Ok(()));
 }
 
-/// Only a scope that may need a learned cycle remembers its sends: no
-/// policy stated, and a refusal taught a burst.
+/// A scope remembers its sends when a policy is stated (a sliding log may
+/// need them) or once a refusal taught a burst; a send the server refused
+/// holds no unit and is forgotten.
 #[test]
-fn sends_are_remembered_only_for_a_learned_cycle() {
+fn sends_are_remembered_with_a_policy_or_a_learned_burst() {
     let t0 = Instant::now();
     let mut quota = Pacer::default();
     quota.sync(t0, r(19), 0);
-    quota.on_throttle(t0, Some(ms(50)));
     for i in 0..5 {
-        let _ = quota.admit(t0 + Duration::from_secs(i));
+        assert_eq!(quota.admit(t0 + Duration::from_secs(i), Some(i)), Ok(()));
     }
-    assert_eq!(quota.cycle.remembered(), 0, "a policy paces this one");
+    assert_eq!(quota.cycle.remembered(), 5);
+    quota.answered(4, t0 + Duration::from_secs(4), false);
+    assert_eq!(quota.cycle.remembered(), 4, "the refused one is forgotten");
     let mut bare = Pacer::default();
     for i in 0..3 {
-        assert_eq!(bare.admit(t0 + ms(i)), Ok(()));
+        assert_eq!(bare.admit(t0 + ms(i), None), Ok(()));
         bare.on_success(t0 + ms(i), false);
     }
     assert_eq!(bare.cycle.remembered(), 0, "nothing refused yet");
     bare.on_throttle(t0 + ms(3), None);
-    assert_eq!(bare.admit(t0 + ms(1003)), Ok(()));
+    assert_eq!(bare.admit(t0 + ms(1003), None), Ok(()));
     assert_eq!(bare.cycle.remembered(), 1);
+}
+
+fn policy_1s(remaining: u64) -> QuotaReading {
+    let second = Duration::from_secs(1);
+    reading(remaining, 20, Some(second), Some(second))
+}
+
+/// The first burst of 20 per second, alone, each send answered at once
+/// with what a sliding log would say: 18 at once (2 are left for
+/// newcomers), 2 more at the policy rate, then the 21st is refused.
+fn first_burst_refused(pacer: &mut Pacer, t0: Instant) {
+    let at = |seq: u64| {
+        t0 + if seq < 18 {
+            ms(seq)
+        } else {
+            ms(100 * (seq - 17))
+        }
+    };
+    for seq in 0..20 {
+        assert_eq!(pacer.admit(at(seq), Some(seq)), Ok(()), "send {seq}");
+        pacer.sync(at(seq), policy_1s(19 - seq), 0);
+        pacer.answered(seq, at(seq), true);
+        pacer.on_success(at(seq), false);
+    }
+    assert_eq!(pacer.admit(t0 + ms(350), Some(20)), Ok(()));
+    pacer.answered(20, t0 + ms(350), false);
+    pacer.on_throttle(t0 + ms(350), Some(ms(650)));
+    assert!(pacer.window.is_known() && !pacer.window.is_sliding());
+}
+
+#[test]
+fn a_window_opening_short_of_its_limit_is_a_sliding_log() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    first_burst_refused(&mut pacer, t0);
+    // After the hint, a fixed window would say 19: 17 means the 2 sends
+    // at the policy rate (at 100 and 200 ms) still hold their units.
+    let at = t0 + ms(1001);
+    assert_eq!(pacer.admit(at, Some(21)), Ok(()));
+    pacer.sync(at, policy_1s(17), 0);
+    pacer.answered(21, at, true);
+    assert!(pacer.window.is_sliding());
+    // The 17 reported go at once; the next waits for the 19th send of the
+    // burst before (answered at 100 ms) to be a second old, the one after
+    // for the 20th.
+    for seq in 22..39 {
+        assert_eq!(pacer.admit(at, Some(seq)), Ok(()), "send {seq}");
+    }
+    assert_eq!(pacer.admit(at, Some(39)), Err(ms(99)));
+    assert_eq!(pacer.admit(t0 + ms(1100), Some(39)), Ok(()));
+    assert_eq!(pacer.admit(t0 + ms(1100), Some(40)), Err(ms(100)));
+}
+
+#[test]
+fn a_window_opening_full_stays_a_fixed_window() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    first_burst_refused(&mut pacer, t0);
+    // The next window opens with the limit less the request answered, or
+    // less our other requests in flight too.
+    pacer.sync(t0 + ms(1001), policy_1s(19), 0);
+    pacer.sync(t0 + ms(1002), policy_1s(16), 3);
+    assert!(!pacer.window.is_sliding());
+    // One unit shorter than that: a log.
+    let mut log = Pacer::default();
+    first_burst_refused(&mut log, t0);
+    log.sync(t0 + ms(1001), policy_1s(15), 3);
+    assert!(log.window.is_sliding());
+    // Others once seen spending make a short window theirs, not a log.
+    let mut shared = Pacer::default();
+    shared.sync(t0, policy_1s(19), 0);
+    shared.sync(t0 + ms(1), policy_1s(10), 0);
+    shared.window.recognise();
+    shared.sync(t0 + ms(1001), policy_1s(12), 0);
+    assert!(shared.window.fresh() && !shared.window.is_sliding());
 }

@@ -58,6 +58,13 @@ pub(super) struct Window {
     /// against a local clock that agrees with `Date`): only such a reset
     /// tells a window off the grid from a rounded one.
     precise_reset: bool,
+    /// The last reading opened the next window (`remaining` rose, or it
+    /// came after the current one's end).
+    fresh: bool,
+    /// The quota comes back piecemeal, as our own sends leave a sliding
+    /// log: a new window's reading showed fewer units than a fixed window
+    /// would hold.
+    sliding: bool,
 }
 
 impl Window {
@@ -89,6 +96,22 @@ impl Window {
         }
     }
 
+    /// Units come back one by one, a window after each send that spent
+    /// them (a sliding log), not all at once.
+    pub(super) fn slide(&mut self) {
+        self.sliding = true;
+    }
+
+    /// Whether units are known to come back one by one (see [`Self::slide`]).
+    pub(super) fn is_sliding(&self) -> bool {
+        self.sliding
+    }
+
+    /// Whether the last reading opened the next window.
+    pub(super) fn fresh(&self) -> bool {
+        self.fresh
+    }
+
     /// Whether the quota is known to refill at boundaries.
     pub(super) fn is_known(&self) -> bool {
         self.known
@@ -112,6 +135,7 @@ impl Window {
         let over = self.ends_at.is_some_and(|end| now >= end);
         let end = reset.and_then(|d| now.checked_add(d));
         self.precise_reset = reset.is_some_and(|d| d.subsec_nanos() != 0);
+        self.fresh = rose || over;
         if rose || over || self.opened.is_none() {
             self.opened = Some(now);
         }
