@@ -72,9 +72,10 @@
 //! Slots go first come, first served (GCRA on one key). Each process holds
 //! at most one slot per request in flight, so a process joining late waits
 //! at most one interval per slot already held (`processes × concurrency ×
-//! interval`, plus the headroom of about 100 ms) before its first send, and
-//! processes asking equally often get equal shares. There is no priority and no starvation: a slot, once
-//! reserved, is never taken back.
+//! interval`, plus the headroom of about 100 ms, and on a scope the fleet
+//! left idle the probe's round trip) before its first send, and processes
+//! asking equally often get equal shares. There is no priority and no
+//! starvation: a slot, once reserved, is never taken back.
 //!
 //! # Keys
 //! `courteous:v1:{<digest of the scope>}:state` (a hash) and `…:members` (a
