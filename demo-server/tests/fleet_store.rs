@@ -481,3 +481,28 @@ async fn a_probe_lease_granted_to_a_reservation_answered_too_late_is_given_back(
     );
     assert!(a.release_probe(&s).await.unwrap(), "and it is A's own");
 }
+
+#[tokio::test]
+async fn a_long_pause_keeps_queuing_slots_rather_than_probing_when_idle() {
+    let server = redis();
+    let (a, b) = (member(&server.url()).await, member(&server.url()).await);
+    let s = scope("idle-pause");
+    go_after(a.reserve(&s).await.unwrap());
+    let iv = a.publish(&s, &ok_lesson(10, 1, 9)).await.unwrap().unwrap();
+    // A refusal pauses the fleet for longer than a whole refill.
+    let pause = Duration::from_secs(5);
+    let mut clock = RedisClock::connect(&server.url()).await;
+    let refused = clock.now().await;
+    a.publish(&s, &refusal(pause)).await.unwrap();
+    while clock.now().await < refused + iv * 12 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Idle for a refill, but the pause holds: a slot after it, not a poll.
+    for m in [&a, &b] {
+        let r = m.reserve(&s).await.unwrap();
+        assert!(
+            matches!(r, Reservation::Go { probe: false, after, .. } if after > 2 * iv),
+            "{r:?}"
+        );
+    }
+}

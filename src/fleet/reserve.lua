@@ -63,9 +63,12 @@ end
 -- of every moment a send spends on its way, and a burst of cold first sends
 -- can all be late together (a stalled path, a host busy starting many
 -- processes): one probe goes first, as at first contact, and the burst
--- follows its answer.
+-- follows its answer. Never while a pause holds or its queue drains (a
+-- refusal puts `tat` past the pause, see learn.lua): those slots go one
+-- interval apart, no burst, and the waiting processes hold slots instead
+-- of asking again every poll.
 local heard = tonumber(s[7])
-local idle = iv and heard and now - heard >= burst * iv and tat <= now
+local idle = iv and heard and now - heard >= burst * iv and tat <= now and pause <= now
 if not s[6] or idle or probe > now then
   -- Nothing heard from the server yet (or not since the fleet went idle):
   -- one probe at a time, so a fleet starting together does not send blind
