@@ -393,3 +393,116 @@ async fn a_process_releases_only_its_own_probe_lease() {
         Reservation::Go { probe: true, .. }
     ));
 }
+
+#[tokio::test]
+async fn a_fleet_idle_for_a_whole_refill_probes_again_before_a_burst() {
+    let server = redis();
+    let (a, b) = (member(&server.url()).await, member(&server.url()).await);
+    let s = scope("idle");
+    assert!(matches!(
+        a.reserve(&s).await.unwrap(),
+        Reservation::Go { probe: true, .. }
+    ));
+    // 10 per second: a refill is 10 intervals of 102 ms.
+    let mut clock = RedisClock::connect(&server.url()).await;
+    let heard = clock.now().await;
+    let iv = a.publish(&s, &ok_lesson(10, 1, 9)).await.unwrap().unwrap();
+    let refill = iv * 10;
+    let fresh = b.reserve(&s).await.unwrap();
+    // Only meaningful if the machine did not stall for a whole refill
+    // between the publish and this call (Redis' clock says).
+    if clock.now().await < heard + refill {
+        assert!(
+            matches!(fresh, Reservation::Go { probe: false, .. }),
+            "the fleet heard the server just now: no probe, {fresh:?}"
+        );
+    }
+    // Nothing granted and nothing read for a whole refill: the server's
+    // bucket is full again whatever happened, and the fleet probes before
+    // letting a burst out, as at first contact.
+    let idle_from = clock.now().await;
+    while clock.now().await < idle_from + refill + iv * 2 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let probe = b.reserve(&s).await.unwrap();
+    assert!(
+        matches!(probe, Reservation::Go { probe: true, after, .. } if after.is_zero()),
+        "{probe:?}"
+    );
+    let waiting = a.reserve(&s).await.unwrap();
+    assert!(
+        matches!(waiting, Reservation::AskAgain { .. }),
+        "one probe at a time: {waiting:?}"
+    );
+    // The probe's answer lets the others go.
+    b.publish(&s, &ok_lesson(10, 1, 9)).await.unwrap();
+    let after = a.reserve(&s).await.unwrap();
+    assert!(
+        matches!(after, Reservation::Go { probe: false, .. }),
+        "{after:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_probe_lease_granted_to_a_reservation_answered_too_late_is_given_back() {
+    let server = redis();
+    let a = RedisFleet::builder(server.url())
+        .deadline(Duration::from_millis(20))
+        .connect()
+        .await
+        .unwrap();
+    let b = member(&server.url()).await;
+    let s = scope("late");
+    // A has been answered once (its deadline now follows its round trips,
+    // from 20 ms) and Redis holds the script, so a call sent to a stopped
+    // Redis runs in full once Redis resumes.
+    go_after(a.reserve(&scope("warm-up")).await.unwrap());
+    let paused = server.pause().unwrap();
+    let lost = a.reserve(&s).await.unwrap_err();
+    assert!(lost.is_deadline(), "{lost}");
+    paused.resume().unwrap();
+    // Same connection, so in order: once this answers, the lost call ran.
+    a.ping().await.unwrap();
+    assert!(
+        matches!(b.reserve(&s).await.unwrap(), Reservation::AskAgain { .. }),
+        "the lost call was granted the probe lease, unawares"
+    );
+    // A's next reservation carries the lost call's token: the lease it was
+    // granted unawares is given up (the fleet does not wait it out), and
+    // the probe is this call's now.
+    let next = a.reserve(&s).await.unwrap();
+    assert!(
+        matches!(next, Reservation::Go { probe: true, .. }),
+        "{next:?}"
+    );
+    assert!(
+        matches!(b.reserve(&s).await.unwrap(), Reservation::AskAgain { .. }),
+        "still one probe at a time"
+    );
+    assert!(a.release_probe(&s).await.unwrap(), "and it is A's own");
+}
+
+#[tokio::test]
+async fn a_long_pause_keeps_queuing_slots_rather_than_probing_when_idle() {
+    let server = redis();
+    let (a, b) = (member(&server.url()).await, member(&server.url()).await);
+    let s = scope("idle-pause");
+    go_after(a.reserve(&s).await.unwrap());
+    let iv = a.publish(&s, &ok_lesson(10, 1, 9)).await.unwrap().unwrap();
+    // A refusal pauses the fleet for longer than a whole refill.
+    let pause = Duration::from_secs(5);
+    let mut clock = RedisClock::connect(&server.url()).await;
+    let refused = clock.now().await;
+    a.publish(&s, &refusal(pause)).await.unwrap();
+    while clock.now().await < refused + iv * 12 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Idle for a refill, but the pause holds: a slot after it, not a poll.
+    for m in [&a, &b] {
+        let r = m.reserve(&s).await.unwrap();
+        assert!(
+            matches!(r, Reservation::Go { probe: false, after, .. } if after > 2 * iv),
+            "{r:?}"
+        );
+    }
+}

@@ -24,13 +24,14 @@ local function learn(now, a, ttl, headroom)
   -- When the server said it, on Redis' clock.
   local read = now - math.max(0, tonumber(ARGV[a + 8]))
 
-  local s = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'burst', 'pause', 'kind', 'polat')
+  local s = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'burst', 'pause', 'kind', 'polat', 'heard')
   local tat = tonumber(s[1]) or 0
   local iv = tonumber(s[2])
   local burst = tonumber(s[3]) or 1
   local pause = tonumber(s[4]) or 0
   local kind = s[5] or '-'
   local polat = tonumber(s[6]) or 0
+  local heard = math.max(tonumber(s[7]) or 0, read)
   local first = iv == nil
 
   if limit > 0 and window > 0 then
@@ -71,7 +72,7 @@ local function learn(now, a, ttl, headroom)
 
   local function fmt(x) return string.format('%.3f', x) end
   redis.call('HSET', KEYS[1], 'seen', '1', 'tat', fmt(tat), 'burst', burst,
-    'pause', fmt(pause), 'kind', kind, 'polat', fmt(polat))
+    'pause', fmt(pause), 'kind', kind, 'polat', fmt(polat), 'heard', fmt(heard))
   if iv then redis.call('HSET', KEYS[1], 'iv', fmt(iv)) end
   redis.call('HDEL', KEYS[1], 'probe', 'prober')
   redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(0, tat - now, pause - now) + ttl))

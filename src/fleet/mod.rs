@@ -22,7 +22,19 @@
 //!
 //! Until the server has said anything, one process probes and the others
 //! ask again every 20 ms: a fleet starting together does not send blind into
-//! an empty bucket. The probe lease is held under the reservation's token,
+//! an empty bucket. The same holds after the fleet went idle on a scope for a
+//! whole refill (nothing granted and nothing read for `burst` intervals):
+//! the server's bucket is full again, and a burst from a full bucket loses
+//! the refill of every moment its sends spend on the way. Those are first
+//! sends on cold connections, often from processes that just started, and
+//! a stalled path or a host busy starting them delays them all together (a
+//! herd of 100 processes on 2 cores saw its first sends answered about
+//! 650 ms late, all at once, and a third of them refused). So one probe
+//! goes first, and the burst follows its answer, when the path has shown
+//! that it answers. This costs an idle fleet's first send one more store
+//! call (the probe publishes its answer) and the others one round trip of
+//! waiting; a scope used less often than once per refill pays the extra
+//! call on every send. The probe lease is held under the reservation's token,
 //! so a process gives up only its own lease; a lease granted to a
 //! reservation whose answer came too late is given up by that process's
 //! next reservation.
@@ -60,9 +72,10 @@
 //! Slots go first come, first served (GCRA on one key). Each process holds
 //! at most one slot per request in flight, so a process joining late waits
 //! at most one interval per slot already held (`processes × concurrency ×
-//! interval`, plus the headroom of about 100 ms) before its first send, and
-//! processes asking equally often get equal shares. There is no priority and no starvation: a slot, once
-//! reserved, is never taken back.
+//! interval`, plus the headroom of about 100 ms, and on a scope the fleet
+//! left idle the probe's round trip) before its first send, and processes
+//! asking equally often get equal shares. There is no priority and no
+//! starvation: a slot, once reserved, is never taken back.
 //!
 //! # Keys
 //! `courteous:v1:{<digest of the scope>}:state` (a hash) and `…:members` (a

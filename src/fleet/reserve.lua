@@ -46,7 +46,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[5]))
 redis.call('PEXPIRE', KEYS[2], ttl)
 local members = redis.call('ZCARD', KEYS[2])
 
-local s = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'burst', 'pause', 'probe', 'seen')
+local s = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'burst', 'pause', 'probe', 'seen', 'heard')
 local tat = tonumber(s[1]) or 0
 local iv = tonumber(s[2])
 local burst = tonumber(s[3]) or 1
@@ -57,14 +57,31 @@ local function keep(until_ms)
   redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(0, until_ms - now) + ttl))
 end
 
-if not s[6] then
-  -- Nothing heard from the server yet: one probe at a time, so a fleet
-  -- starting together does not send blind into an empty bucket.
+-- Idle: nothing granted and nothing read for a whole refill (`burst`
+-- intervals), so the server's bucket is full whatever happened before, and
+-- the next sends leave on cold connections. A full bucket loses the refill
+-- of every moment a send spends on its way, and a burst of cold first sends
+-- can all be late together (a stalled path, a host busy starting many
+-- processes): one probe goes first, as at first contact, and the burst
+-- follows its answer. Never while a pause holds or its queue drains (a
+-- refusal puts `tat` past the pause, see learn.lua): those slots go one
+-- interval apart, no burst, and the waiting processes hold slots instead
+-- of asking again every poll.
+local heard = tonumber(s[7])
+local idle = iv and heard and now - heard >= burst * iv and tat <= now and pause <= now
+if not s[6] or idle or probe > now then
+  -- Nothing heard from the server yet (or not since the fleet went idle):
+  -- one probe at a time, so a fleet starting together does not send blind
+  -- into an empty bucket, nor a burst into a path that does not answer.
   local free = math.max(pause, probe)
   if free <= now then
     redis.call('HSET', KEYS[1], 'probe', fmt(now + lease), 'prober', ARGV[9])
-    keep(now + lease)
-    return {0, 0, members, 0, 1}
+    if iv then
+      tat = math.max(tat, now) + iv
+      redis.call('HSET', KEYS[1], 'tat', fmt(tat))
+    end
+    keep(math.max(now + lease, tat))
+    return {0, 0, members, math.floor((iv or 0) * 1000), 1}
   end
   return {1, math.ceil(math.min(free - now, poll) * 1000), members, 0, 0}
 end
@@ -92,6 +109,6 @@ else
   end
   tat = at + gap
 end
-redis.call('HSET', KEYS[1], 'tat', fmt(tat))
+redis.call('HSET', KEYS[1], 'tat', fmt(tat), 'heard', fmt(now))
 keep(tat)
 return {0, math.ceil((at - now) * 1000), members, math.floor((iv or 0) * 1000), 0}
