@@ -19,6 +19,8 @@
 mod support;
 
 mod cli;
+mod grid;
+mod limiters;
 mod scenarios;
 mod throughput;
 
@@ -28,6 +30,7 @@ use clap::Parser;
 use courteous::testing::TokenBucket;
 
 use cli::{ClientKind, DialectArg, HintArg};
+use limiters::{HeaderStyle, Limiter};
 use scenarios::{BoxedShape, SCENARIOS, Target};
 
 #[derive(Debug, Parser)]
@@ -49,6 +52,17 @@ pub(crate) struct Args {
     /// (repeatable; combine with --dialect).
     #[arg(long, value_enum)]
     hint: Vec<HintArg>,
+    /// Run the whole limiter grid (every limiter × header style ×
+    /// concurrency, polite and the "Retry-After seconds" reference) instead
+    /// of the token-bucket scenarios and the throughput comparison.
+    #[arg(long)]
+    limiters: bool,
+    /// Only these limiters in the grid (repeatable; implies --limiters).
+    #[arg(long, value_enum)]
+    limiter: Vec<Limiter>,
+    /// Only these header styles in the grid (repeatable; implies --limiters).
+    #[arg(long, value_enum)]
+    style: Vec<HeaderStyle>,
     /// Skip the throughput comparison.
     #[arg(long)]
     no_throughput: bool,
@@ -66,6 +80,16 @@ pub(crate) const HINT_MAX_ELAPSED: Duration = Duration::from_millis(4200);
 /// Bare 429s: 5 wasted at concurrency 1, 8 at 4 (issue 10's must-show).
 pub(crate) const BARE_MAX_SENT: [(u64, u64); 2] = [(1, 105), (4, 108)];
 pub(crate) const THROUGHPUT_MIN_RATIO: f64 = 0.97;
+/// The limiters of the grid's slice in the default run: those the
+/// token-bucket scenarios do not cover (`--limiters` runs them all).
+const DEFAULT_LIMITERS: [Limiter; 3] = [
+    Limiter::WindowFromFirst,
+    Limiter::WindowClock,
+    Limiter::SlidingLog,
+];
+/// The header styles of the default run's grid slice: issue 10's first
+/// row (`--limiters` runs every style).
+const DEFAULT_STYLES: [HeaderStyle; 1] = [HeaderStyle::Ietf];
 
 // One thread for the clients (wiremock serves from its own): less
 // scheduling noise in the throughput runs on a small machine.
@@ -73,6 +97,49 @@ pub(crate) const THROUGHPUT_MIN_RATIO: f64 = 0.97;
 async fn main() -> Result<(), String> {
     support::init_tracing();
     let args = Args::parse();
+    let mut missed = 0;
+    let grid_only = args.limiters || !args.limiter.is_empty() || !args.style.is_empty();
+    if grid_only {
+        let cells = grid::cells(&args.limiter, &args.style, &args.concurrency);
+        missed += limiter_grid(&cells).await?;
+    } else {
+        missed += token_bucket(&args).await?;
+        let custom = !(args.dialect.is_empty() && args.hint.is_empty());
+        if !custom && args.only.is_none() && args.client == ClientKind::Polite {
+            println!();
+            let cells = grid::cells(&DEFAULT_LIMITERS, &DEFAULT_STYLES, &args.concurrency);
+            missed += limiter_grid(&cells).await?;
+        }
+    }
+    if !args.no_throughput && !grid_only {
+        println!();
+        for concurrency in [1, 4] {
+            let ratio = throughput::compare(&args, concurrency).await?;
+            if ratio < THROUGHPUT_MIN_RATIO {
+                missed += 1;
+            }
+        }
+    }
+    println!("{missed} target(s) missed");
+    Ok(())
+}
+
+/// The grid's cells, then a summary naming each cell missed.
+async fn limiter_grid(cells: &[limiters::Cell]) -> Result<usize, String> {
+    let missed = grid::run_all(cells).await?;
+    println!(
+        "limiters: {} of {} cells met",
+        cells.len() - missed.len(),
+        cells.len()
+    );
+    for miss in &missed {
+        println!("  missed: {miss}");
+    }
+    Ok(missed.len())
+}
+
+/// The token-bucket scenarios (one header dialect each, or the custom one).
+async fn token_bucket(args: &Args) -> Result<usize, String> {
     let mut missed = 0;
     println!(
         "{:<42} {:>2} {:>5} {:>5} {:>5} {:>9} {:>11}  verdict",
@@ -133,14 +200,5 @@ async fn main() -> Result<(), String> {
             );
         }
     }
-    if !args.no_throughput {
-        for concurrency in [1, 4] {
-            let ratio = throughput::compare(&args, concurrency).await?;
-            if ratio < THROUGHPUT_MIN_RATIO {
-                missed += 1;
-            }
-        }
-    }
-    println!("{missed} target(s) missed");
-    Ok(())
+    Ok(missed)
 }

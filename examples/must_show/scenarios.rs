@@ -161,6 +161,7 @@ pub(crate) async fn run_client(kind: ClientKind, args: &CommonArgs) -> Result<Re
     match kind {
         ClientKind::Polite => support::polite::run(args, true).await,
         ClientKind::RetryAfterOnly => support::polite::run(args, false).await,
+        ClientKind::RetryAfterSeconds => support::clients::retry_after_seconds(args).await,
         ClientKind::FixedDelay => support::clients::fixed_delay(args).await,
         ClientKind::Naive => support::clients::naive(args).await,
     }
