@@ -31,9 +31,7 @@ macro_rules! styled {
             HeaderStyle::IetfLegacy => $responder
                 .dialect(Dialect::IetfSeparate)
                 .retry_after(seconds),
-            HeaderStyle::XRatelimit => $responder
-                .dialect(Dialect::XRateLimit)
-                .retry_after(seconds),
+            HeaderStyle::XRatelimit => $responder.dialect(Dialect::XRateLimit).retry_after(seconds),
             HeaderStyle::RetryAfter => $responder.retry_after(seconds),
             HeaderStyle::Bare => $responder.bare(),
         }
@@ -138,7 +136,11 @@ async fn wait_for_phase(phase: Duration) {
 
 /// The cells of a run: every limiter × style × concurrency, narrowed by any
 /// non-empty filter.
-pub(crate) fn cells(limiters: &[Limiter], styles: &[HeaderStyle], concurrency: &[u64]) -> Vec<Cell> {
+pub(crate) fn cells(
+    limiters: &[Limiter],
+    styles: &[HeaderStyle],
+    concurrency: &[u64],
+) -> Vec<Cell> {
     let mut out = Vec::new();
     for limiter in pick(limiters, &Limiter::ALL) {
         for style in pick(styles, &HeaderStyle::ALL) {
@@ -156,14 +158,27 @@ pub(crate) fn cells(limiters: &[Limiter], styles: &[HeaderStyle], concurrency: &
 
 /// `only` when given, else `all`.
 fn pick<T: Copy>(only: &[T], all: &[T]) -> Vec<T> {
-    if only.is_empty() { all.to_vec() } else { only.to_vec() }
+    if only.is_empty() {
+        all.to_vec()
+    } else {
+        only.to_vec()
+    }
 }
 
 pub(crate) fn print_header() {
     println!(
         "{:<20} {:<11} {:>2} {:<10} {:>5} {:>5} {:>4} {:>8} {:>5} {:>6} {:>6}  verdict",
-        "limiter (20 per 1 s)", "headers", "C", "client", "sent", "429s", "ok", "elapsed", "×ref",
-        "floor", "×floor"
+        "limiter (20 per 1 s)",
+        "headers",
+        "C",
+        "client",
+        "sent",
+        "429s",
+        "ok",
+        "elapsed",
+        "×ref",
+        "floor",
+        "×floor"
     );
 }
 

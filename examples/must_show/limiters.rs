@@ -71,8 +71,8 @@ impl Limiter {
         let window = u32::try_from(windows).unwrap_or(u32::MAX);
         match self {
             Limiter::TokenBucket => {
-                let units = u32::try_from(SUCCESSES.saturating_sub(u64::from(LIMIT)))
-                    .unwrap_or(u32::MAX);
+                let units =
+                    u32::try_from(SUCCESSES.saturating_sub(u64::from(LIMIT))).unwrap_or(u32::MAX);
                 WINDOW * units / LIMIT
             }
             Limiter::WindowFromFirst | Limiter::SlidingLog => WINDOW * window.saturating_sub(1),
@@ -224,7 +224,10 @@ mod tests {
     fn floors() {
         let first = at_ms(1_798_761_599_456);
         assert_eq!(Limiter::TokenBucket.floor(first), Duration::from_secs(4));
-        assert_eq!(Limiter::WindowFromFirst.floor(first), Duration::from_secs(4));
+        assert_eq!(
+            Limiter::WindowFromFirst.floor(first),
+            Duration::from_secs(4)
+        );
         assert_eq!(Limiter::SlidingLog.floor(first), Duration::from_secs(4));
         // 544 ms to the clock's next second, then 3 whole windows.
         assert_eq!(
