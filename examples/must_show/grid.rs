@@ -8,11 +8,11 @@ use courteous::testing::{Dialect, FixedWindow, RetryAfterStyle, SlidingLog, Toke
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::SUCCESSES;
 use crate::cli::ClientKind;
 use crate::limiters::{self, Cell, HeaderStyle, Limiter, Run, WINDOW};
 use crate::scenarios::run_client;
 use crate::support::CommonArgs;
+use crate::{RUN_MAX_REQUESTS, RUN_MAX_SECS, SUCCESSES};
 
 /// Any limiter of the grid, configured in one header style.
 #[derive(Debug, Clone)]
@@ -105,8 +105,8 @@ async fn run(cell: &Cell, kind: ClientKind) -> Result<Run, String> {
         successes: SUCCESSES,
         concurrency: cell.concurrency,
         client_id: None,
-        max_requests: 100_000,
-        max_secs: 30.0,
+        max_requests: RUN_MAX_REQUESTS,
+        max_secs: RUN_MAX_SECS,
     };
     let started = (Instant::now(), SystemTime::now());
     let report = run_client(kind, &args).await?;

@@ -101,6 +101,10 @@ pub(crate) struct Args {
 }
 
 pub(crate) const SUCCESSES: u64 = 100;
+/// Bounds on one client's run, whatever it does: the examples' own
+/// request bound, and 30 s (7× the 4 s floor) so a stuck client ends.
+pub(crate) const RUN_MAX_REQUESTS: u64 = 100_000;
+pub(crate) const RUN_MAX_SECS: f64 = 30.0;
 pub(crate) const HINT_MAX_SENT: u64 = 101;
 pub(crate) const HINT_MAX_ELAPSED: Duration = Duration::from_millis(4200);
 /// Bare 429s: 5 wasted at concurrency 1, 8 at 4 (issue 10's must-show).
