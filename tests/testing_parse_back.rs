@@ -6,7 +6,9 @@ use std::num::NonZeroU32;
 use std::time::Duration;
 
 use courteous::signal::{self, HintSource, QuotaSource, Signal};
-use courteous::testing::{Dialect, FixedWindow, RetryAfterStyle, ThrottleThenOk, TokenBucket};
+use courteous::testing::{
+    Dialect, FixedWindow, RetryAfterStyle, SlidingLog, ThrottleThenOk, TokenBucket,
+};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Respond};
 
@@ -213,6 +215,19 @@ async fn a_fixed_window_reads_back_as_its_policy() {
     assert_eq!(quota.window(), Some(Duration::from_secs(60)));
     assert_eq!(quota.reset(), Some(Duration::from_secs(60)));
     assert_eq!(quota.rate(), Some(3.0 / 60.0));
+}
+
+#[tokio::test]
+async fn a_sliding_log_reads_back_as_its_policy() {
+    let log = SlidingLog::per_minute(nz(3)).dialect(Dialect::IetfList);
+    let (status, signal) = first_signal(log).await;
+    assert_eq!(status, 200);
+    let quota = signal.quota().expect("quota");
+    assert_eq!(quota.limit(), Some(3));
+    assert_eq!(quota.remaining(), Some(2));
+    assert_eq!(quota.window(), Some(Duration::from_secs(60)));
+    // The one admission leaves the window a minute later.
+    assert_eq!(quota.reset(), Some(Duration::from_secs(60)));
 }
 
 #[tokio::test]

@@ -4,7 +4,9 @@
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-use courteous::testing::{Dialect, FixedWindow, RetryAfterStyle, ThrottleThenOk, TokenBucket};
+use courteous::testing::{
+    Dialect, FixedWindow, RetryAfterStyle, SlidingLog, ThrottleThenOk, TokenBucket,
+};
 use futures_util::future::join_all;
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Respond, ResponseTemplate};
@@ -235,6 +237,66 @@ fn a_zero_window_is_refused() {
 }
 
 #[tokio::test]
+async fn sliding_log_admits_its_limit_in_any_window() {
+    let log = SlidingLog::per_minute(nz(3)).retry_after(RetryAfterStyle::Seconds);
+    let server = serve(log.clone()).await;
+    assert_eq!(statuses(&server, 5).await, [200, 200, 200, 429, 429]);
+    assert_eq!((log.received(), log.admitted(), log.rejected()), (5, 3, 2));
+}
+
+#[tokio::test]
+async fn sliding_log_is_atomic_under_concurrency() {
+    let log = SlidingLog::per_minute(nz(20));
+    let server = serve(log.clone()).await;
+    let client = reqwest::Client::new();
+    let sends = (0..50).map(|_| client.get(server.uri()).send());
+    let admitted = join_all(sends)
+        .await
+        .into_iter()
+        .filter(|r| r.as_ref().expect("send").status() == 200)
+        .count();
+    assert_eq!((admitted, log.admitted(), log.rejected()), (20, 20, 30));
+}
+
+#[tokio::test]
+async fn sliding_log_admits_a_client_that_waits_the_hint() {
+    let log = SlidingLog::with_window(nz(2), Duration::from_secs(1))
+        .expect("non-zero window")
+        .retry_after(RetryAfterStyle::Millis)
+        .dialect(Dialect::IetfSeparate);
+    let server = serve(log.clone()).await;
+    let client = reqwest::Client::new();
+    // Until the first rejection (the third request, unless the machine
+    // stalled for a whole window between them).
+    let mut rejected = None;
+    for _ in 0..10 {
+        let response = client.get(server.uri()).send().await.unwrap();
+        if response.status() == 429 {
+            rejected = Some(response);
+            break;
+        }
+    }
+    let rejected = rejected.expect("a rejection within 10 requests");
+    assert_eq!(header(&rejected, "ratelimit-remaining"), Some("0"));
+    let wait: u64 = header(&rejected, "retry-after-ms")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (1..=1000).contains(&wait),
+        "the oldest admission leaves within one window, got {wait} ms"
+    );
+    tokio::time::sleep(Duration::from_millis(wait)).await;
+    assert_eq!(client.get(server.uri()).send().await.unwrap().status(), 200);
+    assert_eq!(log.rejected(), 1);
+}
+
+#[test]
+fn a_zero_sliding_window_is_refused() {
+    assert!(SlidingLog::with_window(nz(1), Duration::ZERO).is_none());
+}
+
+#[tokio::test]
 async fn throttle_then_ok_rejects_exactly_n() {
     let throttle = ThrottleThenOk::new(3);
     let server = serve(throttle.clone()).await;
@@ -310,6 +372,8 @@ async fn status_and_admitted_response_are_configurable() {
 fn responders_are_debug() {
     let text = format!("{:?}", TokenBucket::per_second(nz(5)));
     assert!(text.contains("TokenBucket"));
+    let text = format!("{:?}", SlidingLog::per_second(nz(5)));
+    assert!(text.contains("SlidingLog"));
 }
 
 #[tokio::test]

@@ -7,8 +7,11 @@ use courteous::testing::{Dialect, RetryAfterStyle};
 pub(crate) enum ClientKind {
     /// courteous with default settings.
     Polite,
-    /// courteous with pacing off: Retry-After only.
+    /// courteous with pacing off: Retry-After only (milliseconds honoured).
     RetryAfterOnly,
+    /// The seed's plain reqwest client: sleeps `Retry-After`'s whole
+    /// seconds, 1 s without one (examples/retry_after_seconds.rs).
+    RetryAfterSeconds,
     /// Fixed 50 ms after a 429.
     FixedDelay,
     /// Resend at once (bounded at 100,000 requests or 60 s).

@@ -9,7 +9,9 @@ use wiremock::{Mock, MockServer};
 
 use crate::cli::ClientKind;
 use crate::support::{self, CommonArgs, Report};
-use crate::{BARE_MAX_SENT, HINT_MAX_ELAPSED, HINT_MAX_SENT, SUCCESSES};
+use crate::{
+    BARE_MAX_SENT, HINT_MAX_ELAPSED, HINT_MAX_SENT, RUN_MAX_REQUESTS, RUN_MAX_SECS, SUCCESSES,
+};
 
 /// A scenario's bucket configuration, boxed so custom ones can capture.
 pub(crate) type BoxedShape = Box<dyn Fn(TokenBucket) -> TokenBucket>;
@@ -144,8 +146,8 @@ pub(crate) async fn run(
         successes: SUCCESSES,
         concurrency,
         client_id: None,
-        max_requests: 100_000,
-        max_secs: 30.0,
+        max_requests: RUN_MAX_REQUESTS,
+        max_secs: RUN_MAX_SECS,
     };
     let started = Instant::now();
     let report = run_client(kind, &args).await?;
@@ -161,6 +163,7 @@ pub(crate) async fn run_client(kind: ClientKind, args: &CommonArgs) -> Result<Re
     match kind {
         ClientKind::Polite => support::polite::run(args, true).await,
         ClientKind::RetryAfterOnly => support::polite::run(args, false).await,
+        ClientKind::RetryAfterSeconds => support::clients::retry_after_seconds(args).await,
         ClientKind::FixedDelay => support::clients::fixed_delay(args).await,
         ClientKind::Naive => support::clients::naive(args).await,
     }

@@ -3,7 +3,9 @@
 //! [wiremock](https://docs.rs/wiremock) responders (feature `testing`):
 //!
 //! - [`TokenBucket`]: bursts up to a capacity, then a steady rate.
-//! - [`FixedWindow`]: `limit` requests per window.
+//! - [`FixedWindow`]: `limit` requests per window, opened by the first
+//!   request or aligned to the clock.
+//! - [`SlidingLog`]: `limit` requests in any window (a log of admissions).
 //! - [`ThrottleThenOk`]: 429 for the first `n` requests, then 200.
 //! - [`Hostile`]: refuses everything, with any hint you give it, however
 //!   absurd (zero, past dates, 2⁶⁴, `1e300`, a 50 MB body, …).
@@ -40,6 +42,7 @@ mod fixed_window;
 mod github;
 mod hostile;
 mod shape;
+mod sliding_log;
 mod style;
 mod throttle_then_ok;
 mod token_bucket;
@@ -47,6 +50,7 @@ mod token_bucket;
 pub use fixed_window::FixedWindow;
 pub use github::GitHubApi;
 pub use hostile::Hostile;
+pub use sliding_log::SlidingLog;
 pub use style::{Dialect, RetryAfterStyle};
 pub use throttle_then_ok::ThrottleThenOk;
 pub use token_bucket::TokenBucket;

@@ -25,7 +25,9 @@ pub(crate) struct Verdict {
 pub(crate) struct QuotaState {
     pub(crate) limit: u32,
     pub(crate) remaining: u32,
-    /// Until the full quota is back.
+    /// Until the quota grows back: all of it for a bucket or a fixed
+    /// window; for a sliding log, the oldest admission's unit (it never
+    /// refills all at once).
     pub(crate) reset: Duration,
     /// The time a full quota takes to come back (the policy window).
     pub(crate) window: Duration,
