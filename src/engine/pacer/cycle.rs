@@ -95,8 +95,8 @@ impl Cycle {
         if held.len() <= i {
             return None;
         }
-        held.sort_unstable_by(|a, b| b.cmp(a));
-        held.get(i).map(|&due| due - now)
+        let (_, &mut due, _) = held.select_nth_unstable_by(i, |a, b| b.cmp(a));
+        Some(due - now)
     }
 }
 

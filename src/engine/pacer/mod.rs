@@ -195,7 +195,6 @@ pub(crate) struct Pacer {
     estimate: Option<Estimate>,
     policy_rate: Option<f64>,
     policy_capacity: Option<f64>,
-    policy_window: Option<Duration>,
     learned: Learned,
     cycle: Cycle,
     sharing: Sharing,
@@ -278,8 +277,8 @@ impl Pacer {
 
     /// In a sliding log, a unit the last reading reported and nobody took
     /// since (units come back only as sends leave the log, so no refill is
-    /// added): the readings let the client spend the units the cycle rule
-    /// cannot see, such as those of its own sends the server refused.
+    /// added): a unit the server says is back goes before the cycle rule,
+    /// which counts each send from its answer, would let it.
     fn take_reported_unit(&mut self) -> bool {
         match self.estimate.as_mut() {
             Some(est) if self.window.is_sliding() && est.tokens >= 1.0 - EPSILON => {
@@ -295,8 +294,7 @@ impl Pacer {
     fn learned_cycle(&self) -> Option<(f64, Duration)> {
         if self.window.is_sliding() {
             let limit = self.policy_capacity?;
-            let window = self.policy_window?;
-            return Some((limit, window));
+            return Some((limit, wait_from_secs(limit / self.policy_rate?)));
         }
         if self.policy_capacity.is_some() || !self.window.is_known() {
             return None;
@@ -368,7 +366,6 @@ impl Pacer {
         if let Some(limit) = reading.limit {
             self.policy_capacity = Some(limit as f64);
             if let Some(window) = reading.window.filter(|w| !w.is_zero()) {
-                self.policy_window = Some(window);
                 self.policy_rate = Some(limit as f64 / secs(window)).filter(|r| *r > 0.0);
             }
         }
@@ -431,10 +428,7 @@ impl Pacer {
     /// else ever seen spending: our own sends of the last window still
     /// hold the missing units (a sliding log; module docs, 7).
     fn notice_sliding(&mut self, remaining: u64, others: u32) {
-        let Some(limit) = self
-            .policy_capacity
-            .filter(|_| self.policy_window.is_some())
-        else {
+        let Some(limit) = self.policy_capacity.filter(|_| self.policy_rate.is_some()) else {
             return;
         };
         let short = remaining
