@@ -411,8 +411,14 @@ impl Pacer {
             _ if matches!(self.refill, Refill::Continuous { .. }) => false,
             (Some(_), Some(_)) if tokens < 1.0 && self.windowed() => true,
             (Some(rate), Some(reset)) if tokens < 1.0 => {
+                // A bucket's reset counts to its next unit, or to full
+                // again (GitHub-style `X-RateLimit-Reset`), each rounded up.
                 let next_unit = wait_from_secs((1.0 - tokens) / rate);
+                let full = self
+                    .capacity()
+                    .map(|capacity| wait_from_secs((capacity - tokens) / rate));
                 reset > next_unit.saturating_add(ROUNDING)
+                    && full.is_none_or(|full| reset.abs_diff(full) > ROUNDING)
             }
             _ => false,
         };

@@ -176,6 +176,16 @@ fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
         0,
     );
     assert_eq!(bucket.admit(t0, None), Err(ms(151)));
+    // The same "full again" read from an epoch reset, rounded up to the
+    // next second (1.9 s): still a bucket, not a window that holds
+    // everything for 1.9 s.
+    let mut epoch = Pacer::default();
+    epoch.sync(
+        t0,
+        reading(0, 20, Some(Duration::from_secs(1)), Some(ms(1900))),
+        0,
+    );
+    assert_eq!(epoch.admit(t0, None), Err(ms(151)));
 }
 
 #[test]

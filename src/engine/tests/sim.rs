@@ -44,8 +44,10 @@ pub(super) enum Dialect {
     All,
     /// `X-RateLimit-*` with an epoch reset (time until full) read against a
     /// whole-second `Date`: the client sees `ceil(epoch + reset) −
-    /// floor(epoch)`; the epoch is sim time plus `phase_ms`. 429: no hint.
-    XRateLimitEpoch { phase_ms: u64 },
+    /// floor(epoch)`; the epoch is sim time plus `phase_ms`. 429: the
+    /// exact time to the next token in ms with `ms_hint` (the demo
+    /// server's problem body), else no hint.
+    XRateLimitEpoch { phase_ms: u64, ms_hint: bool },
     /// GitHub-like: a fixed window of 20 per `WINDOW` (no refill within it),
     /// `X-RateLimit-*` with an epoch reset at the window's end as above.
     /// 429: no hint.
@@ -263,8 +265,14 @@ impl Bucket {
                     HintSource::RetryAfterSeconds,
                 ));
             }
-            Dialect::XRateLimitEpoch { phase_ms } => {
+            Dialect::XRateLimitEpoch { phase_ms, ms_hint } => {
                 policies.push(x_ratelimit(epoch_reset(phase_ms, until_full)));
+                if ms_hint && !allowed {
+                    hint = Some(RetryHint::new(
+                        Duration::from_secs_f64(next_token),
+                        HintSource::ProblemRetryAfterMs,
+                    ));
+                }
             }
             Dialect::FixedWindowEpoch { phase_ms } => {
                 let window_end = ((t / WINDOW).floor() + 1.0) * WINDOW;
@@ -678,10 +686,10 @@ fn simulated_herd_of_processes_each_needing_ten() {
 #[test]
 fn simulated_bucket_with_epoch_reset_is_paced_after_a_probe() {
     for phase_ms in [0, 300, 700, 990] {
-        for concurrency in [1, 4] {
-            let dialect = Dialect::XRateLimitEpoch { phase_ms };
+        for (concurrency, ms_hint) in [(1, false), (4, false), (1, true), (4, true)] {
+            let dialect = Dialect::XRateLimitEpoch { phase_ms, ms_hint };
             let out = run(dialect, Config::default().rng_seed(0), concurrency, 100);
-            let case = format!("phase {phase_ms} ms, c={concurrency}: {out:?}");
+            let case = format!("phase {phase_ms} ms, c={concurrency}, ms hint {ms_hint}: {out:?}");
             assert!(out.sent <= 101, "{case}");
             assert_eq!(out.errors, 0, "{case}");
             assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
