@@ -41,6 +41,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use http::StatusCode;
+use tokio::sync::Notify;
+use tokio::sync::futures::Notified;
 
 pub use budget::RetryBudget;
 pub use config::{Backoff, Config, GiveUpMode};
@@ -96,7 +98,7 @@ impl Scopes {
                 if Arc::strong_count(slot) > 1 {
                     return true;
                 }
-                match slot.try_lock() {
+                match slot.state.try_lock() {
                     Ok(state) => !state.is_idle(now, idle),
                     Err(_) => true,
                 }
@@ -111,7 +113,48 @@ impl Scopes {
 
 /// One scope's state behind its own lock, so requests to different scopes
 /// do not contend and a request finds its state without hashing twice.
-type Slot = Mutex<ScopeState>;
+#[derive(Debug)]
+struct Slot {
+    state: Mutex<ScopeState>,
+    /// Requests told to wait, woken when a response makes a send possible
+    /// before their wait is over (a window opened early, a reading showed
+    /// units the mirror did not expect yet, the first send after a pause
+    /// was answered). A wait computed from the mirror is a bound; the
+    /// server's answer is news.
+    ready: Notify,
+}
+
+impl Slot {
+    fn new(state: ScopeState) -> Self {
+        Self {
+            state: Mutex::new(state),
+            ready: Notify::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, ScopeState> {
+        lock(&self.state)
+    }
+
+    /// Runs `answer` on the state; wakes the waiters if a send was not
+    /// possible before it and is after.
+    fn answer<T>(
+        &self,
+        config: &Config,
+        now: Instant,
+        answer: impl FnOnce(&mut ScopeState) -> T,
+    ) -> T {
+        let mut state = self.lock();
+        let before = state.ready(config, now);
+        let out = answer(&mut state);
+        let after = state.ready(config, now);
+        drop(state);
+        if after && !before {
+            self.ready.notify_waiters();
+        }
+        out
+    }
+}
 
 /// A scope with its state, resolved once per request.
 #[derive(Clone)]
@@ -123,6 +166,12 @@ pub(crate) struct ScopeHandle {
 impl ScopeHandle {
     pub(crate) fn scope(&self) -> &Scope {
         &self.scope
+    }
+
+    /// Completes when a response makes a send to this scope possible that
+    /// was not before it (see `Slot::ready`).
+    pub(crate) fn ready(&self) -> Notified<'_> {
+        self.slot.ready.notified()
     }
 }
 
@@ -250,7 +299,7 @@ impl InFlight {
 impl Drop for InFlight {
     fn drop(&mut self) {
         if !self.settled {
-            lock(&self.slot).abandon(self.seq);
+            self.slot.lock().abandon(self.seq);
         }
     }
 }
@@ -306,7 +355,7 @@ impl Engine {
                     scopes.sweep(config.scope_idle, now);
                 }
                 let scope = Scope::new(key);
-                let slot = Arc::new(Mutex::new(ScopeState::new(config, key, now)));
+                let slot = Arc::new(Slot::new(ScopeState::new(config, key, now)));
                 scopes.all.insert(scope.clone(), Arc::clone(&slot));
                 ScopeHandle { scope, slot }
             }
@@ -333,7 +382,7 @@ impl Engine {
     }
 
     fn admit_with(&self, handle: &ScopeHandle, now: Instant, pace: bool) -> Admit {
-        let decision = lock(&handle.slot).admit(&self.shared.config, now, pace);
+        let decision = handle.slot.lock().admit(&self.shared.config, now, pace);
         state::admission(decision, |seq| InFlight {
             slot: Arc::clone(&handle.slot),
             scope: handle.scope.clone(),
@@ -346,26 +395,26 @@ impl Engine {
     /// (asked before a fleet reservation, so a paused process does not
     /// reserve a shared slot it cannot use).
     pub(crate) fn paused_for_in(&self, handle: &ScopeHandle, now: Instant) -> Option<Duration> {
-        lock(&handle.slot).paused_for(now)
+        handle.slot.lock().paused_for(now)
     }
 
     /// Records that a request to `scope` slept `waited` before a send.
     pub fn record_wait(&self, scope: &Scope, waited: Duration) {
         let slot = lock(&self.shared.scopes).all.get(scope).cloned();
         if let Some(slot) = slot {
-            lock(&slot).record_wait(waited);
+            slot.lock().record_wait(waited);
         }
     }
 
     /// [`record_wait`](Self::record_wait) with the scope already resolved.
     pub(crate) fn record_wait_in(&self, handle: &ScopeHandle, waited: Duration) {
-        lock(&handle.slot).record_wait(waited);
+        handle.slot.lock().record_wait(waited);
     }
 
     /// Records that a request to the scope gave up before sending (a wait
     /// beyond `max_wait` or past its deadline).
     pub(crate) fn record_give_up_in(&self, handle: &ScopeHandle) {
-        lock(&handle.slot).record_give_up_before_send();
+        handle.slot.lock().record_give_up_before_send();
     }
 
     /// A response arrived at `now` for the send `ticket`: learn from its
@@ -400,7 +449,10 @@ impl Engine {
     ) -> Verdict {
         ticket.settled = true;
         let config = &self.shared.config;
-        lock(&ticket.slot).on_response(config, ticket.seq, now, status, class, signal, attempt)
+        let seq = ticket.seq;
+        ticket.slot.answer(config, now, |state| {
+            state.on_response(config, seq, now, status, class, signal, attempt)
+        })
     }
 
     /// The send `ticket` failed at `now` without a response.
@@ -414,7 +466,10 @@ impl Engine {
     ) -> Verdict {
         ticket.settled = true;
         let config = &self.shared.config;
-        lock(&ticket.slot).on_transport_error(config, ticket.seq, now, retryable_error, attempt)
+        let seq = ticket.seq;
+        ticket.slot.answer(config, now, |state| {
+            state.on_transport_error(config, seq, now, retryable_error, attempt)
+        })
     }
 
     /// Counters of every scope known, sorted by scope (a scope dropped
@@ -427,7 +482,7 @@ impl Engine {
             .collect();
         let mut all: Vec<_> = slots
             .into_iter()
-            .map(|(scope, slot)| (scope, lock(&slot).stats()))
+            .map(|(scope, slot)| (scope, slot.lock().stats()))
             .collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
         all
@@ -442,7 +497,7 @@ impl Engine {
     /// Counters of one scope, if it has been seen.
     pub fn scope_stats(&self, scope: &Scope) -> Option<ScopeStats> {
         let slot = lock(&self.shared.scopes).all.get(scope).cloned();
-        slot.map(|slot| lock(&slot).stats())
+        slot.map(|slot| slot.lock().stats())
     }
 }
 

@@ -131,6 +131,16 @@ impl ScopeState {
         Ok(seq)
     }
 
+    /// Whether a send could go at `now`, taking nothing: no pause, no
+    /// first send after a pause still out, and a unit in the pacer.
+    pub(crate) fn ready(&self, config: &Config, now: Instant) -> bool {
+        let paused = self.pause_until.is_some_and(|until| until > now);
+        let probing = self
+            .probe
+            .is_some_and(|(_, sent)| now.saturating_duration_since(sent) < PROBE_PATIENCE);
+        !paused && !probing && (!config.pacing || self.pacer.ready(now))
+    }
+
     /// How long this scope's pause still holds at `now`, if one does.
     pub(crate) fn paused_for(&self, now: Instant) -> Option<Duration> {
         self.pause_until

@@ -609,3 +609,41 @@ fn a_bare_refusal_with_a_reported_quota_waits_for_the_quota() {
     let wait = retry_after(&verdict);
     assert!(wait <= ms(300), "{wait:?}");
 }
+
+/// A request told to wait is woken when a response makes a send possible
+/// before its wait is over (here a window that opened early), and not by
+/// one that changes nothing.
+#[test]
+fn a_response_that_brings_units_back_wakes_the_waiters() {
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    let engine = Engine::new(no_jitter().backoff(no_backoff()));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let reading = |remaining| {
+        let quota = Quota::new(QuotaSource::XRateLimit)
+            .with_limit(20)
+            .with_remaining(remaining)
+            .with_reset(Duration::from_secs(5));
+        Signal::from_parts(None, vec![quota])
+    };
+    let attempt = Attempt::new(1, true, t0);
+    let first = admit_now(&engine, &scope, t0);
+    let second = admit_now(&engine, &scope, t0);
+    let third = admit_now(&engine, &scope, t0);
+    // Spent: the next send waits (for the reset, or a probe).
+    engine.on_response(first, t0, StatusCode::OK, &reading(0), &attempt);
+    admit_wait(&engine, &scope, t0 + ms(1));
+    let handle = engine.handle("s", t0);
+    let mut woken = pin!(handle.ready());
+    woken.as_mut().enable();
+    let mut cx = Context::from_waker(Waker::noop());
+    // Nothing new: still asleep.
+    engine.on_response(second, t0 + ms(2), StatusCode::OK, &reading(0), &attempt);
+    assert_eq!(woken.as_mut().poll(&mut cx), Poll::Pending);
+    // The window opened early: woken, and the send goes.
+    engine.on_response(third, t0 + ms(3), StatusCode::OK, &reading(19), &attempt);
+    assert_eq!(woken.as_mut().poll(&mut cx), Poll::Ready(()));
+    admit_now(&engine, &scope, t0 + ms(3));
+}

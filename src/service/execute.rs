@@ -140,7 +140,7 @@ pub(crate) fn execute<'a, T: Transport>(
                             wait,
                             None,
                         );
-                        Box::pin(sleep(core, &handle, wait, &mut progress)).await;
+                        Box::pin(wait_for_unit(core, &handle, wait, &mut progress)).await;
                         at = now();
                     }
                 }
@@ -334,6 +334,23 @@ fn notify(
             signal: answer.map(|(_, signal)| signal),
         });
     }
+}
+
+/// Waits before a send: `wait`, or less when a response makes a send
+/// possible sooner (the engine's estimate is a bound; a reading that says
+/// a window opened early is news). The caller asks the engine again.
+async fn wait_for_unit(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut Progress) {
+    if wait.is_zero() {
+        return;
+    }
+    let started = Instant::now();
+    // Woken only by a response after this point (one in between sleeps the
+    // whole wait, as without waking): never a busy loop, whatever the
+    // engine answers next.
+    let _ = tokio::time::timeout(wait, handle.ready()).await;
+    let waited = started.elapsed().min(wait);
+    progress.waited = progress.waited.saturating_add(waited);
+    core.engine.record_wait_in(handle, waited);
 }
 
 async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut Progress) {

@@ -216,11 +216,19 @@ fn secs(d: Duration) -> f64 {
 impl Pacer {
     /// Units per second: from the policy, else observed (a probed quota
     /// without a window, read from its own numbers), else learned from
-    /// refusals.
+    /// refusals. A quota without a window (`X-RateLimit-*`) is probed
+    /// before a rate is learned from its refusals: one that ends our own
+    /// burst in flight (concurrent requests spending the last units) says
+    /// nothing of how units come back, and a rate from its hint would
+    /// pace a window as a bucket, or wait out a bucket's "full again" as
+    /// a window's end.
     pub(crate) fn rate(&self) -> Option<f64> {
         match self.policy_rate {
             Some(policy) => Some(policy * self.sharing.share()),
-            None => self.observed_rate.or(self.learned.rate()),
+            None => self.observed_rate.or(self
+                .learned
+                .rate()
+                .filter(|_| self.policy_capacity.is_none() || self.refill == Refill::Windowed)),
         }
     }
 
@@ -273,6 +281,29 @@ impl Pacer {
             }
         }
         admitted
+    }
+
+    /// Whether [`Self::admit`] at `now` would let a send go, taking
+    /// nothing. A probe due at `now` (`refill.rs`) is not counted: it is
+    /// timed, not news.
+    pub(crate) fn ready(&self, now: Instant) -> bool {
+        match self.learned_cycle() {
+            Some(_)
+                if self.window.is_sliding()
+                    && self.estimate.is_some_and(|e| e.tokens >= 1.0 - EPSILON) =>
+            {
+                true
+            }
+            Some((burst, period)) => self.cycle.wait(now, burst, period).is_none(),
+            None => match self.available(now) {
+                None => true,
+                Some(available) if available >= 1.0 - EPSILON => true,
+                Some(_) if self.rate().is_some() => false,
+                Some(_) => self
+                    .estimate
+                    .is_none_or(|e| e.reset_at.is_none_or(|reset| reset <= now)),
+            },
+        }
     }
 
     /// In a sliding log, a unit the last reading reported and nobody took

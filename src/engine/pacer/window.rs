@@ -26,11 +26,32 @@
 //! reading. (A whole-second reset, a delta or an epoch read against `Date`,
 //! is rounded for every window, aligned or not, and tells nothing.) A
 //! refusal while that length is in use refutes it for good: one request at
-//! most, once per scope.
+//! most, once per scope. (Unless its hint ends within `OFF_GRID` of the
+//! length's end: that confirms it, our requests in flight having spent the
+//! window's last unit, or, ending just after, shows it measured short by
+//! the difference of two responses' transit times, and lengthens it.)
+//!
+//! **On the grid by chance**: a window opened by a request just before a
+//! whole second ends just before one too, so its hint falls within
+//! `OFF_GRID` of the reset, as an aligned window's would. The hint's end,
+//! measured from the burst's first success, is kept as a candidate length.
+//! When a later window's first reading puts its reset a whole rounding
+//! second (± `OFF_GRID`) beyond that length, the rounding explains the
+//! difference: the candidate is tried, and refuted for good by a refusal
+//! like a learned length. Without the trial, every later window would open
+//! just after a whole second and wait for a reset rounded up by nearly a
+//! second: 2 s cycles for a 1 s window. An aligned window's candidate is
+//! the part of the first window left when our burst began, so a later
+//! window's reset is its full length, not the candidate plus a second,
+//! unless the first burst began and was refused within the last `OFF_GRID`
+//! of a 1 s window (a candidate no longer than `OFF_GRID`, which is never
+//! tried: it is within the grid's own tolerance), or a second ± `OFF_GRID`
+//! before the end of a longer one: one refused request, once per scope.
 
 use std::time::{Duration, Instant};
 
 use super::super::time::later;
+use super::ROUNDING;
 
 /// A precise hint ending this much before the reset says the window is not
 /// on the second grid (a reset read against the local clock is good to a
@@ -54,6 +75,9 @@ pub(super) struct Window {
     /// A refusal came while the length was in use: it was wrong, and is
     /// not learned again.
     length_refuted: bool,
+    /// The length an on-grid hint measured, until a later window's reset
+    /// shows the grid was chance (module docs).
+    candidate: Option<Duration>,
     /// The last reading's reset was finer than whole seconds (an epoch read
     /// against a local clock that agrees with `Date`): only such a reset
     /// tells a window off the grid from a rounded one.
@@ -78,21 +102,61 @@ impl Window {
     /// well before the readings' end, the window is off the second grid and
     /// `hint_end - burst_start` bounds its length (module docs).
     pub(super) fn hinted(&mut self, hint_end: Instant, burst_start: Option<Instant>) {
-        if self.length.take().is_some() {
-            self.length_refuted = true;
+        if let Some(length) = self.length.take() {
+            // A hint ending where the length says (our requests in flight
+            // spent the window's last unit) confirms it; just after, the
+            // length was measured short by the difference of two response
+            // times (a process's first response is often the slowest).
+            let tried_end = self.opened.map(|opened| later(opened, length));
+            match tried_end {
+                Some(end)
+                    if hint_end
+                        .saturating_duration_since(end)
+                        .max(end.saturating_duration_since(hint_end))
+                        <= OFF_GRID =>
+                {
+                    self.length =
+                        Some(length.saturating_add(hint_end.saturating_duration_since(end)));
+                    self.ends_at = Some(hint_end.max(end));
+                    return;
+                }
+                _ => self.length_refuted = true,
+            }
         }
         let Some(start) = burst_start.filter(|_| !self.length_refuted && self.precise_reset) else {
             return;
         };
+        let length = Some(hint_end.saturating_duration_since(start)).filter(|l| !l.is_zero());
         if self
             .ends_at
             .is_some_and(|end| later(hint_end, OFF_GRID) < end)
         {
-            let length = hint_end.saturating_duration_since(start);
-            if !length.is_zero() {
-                self.length = Some(length);
+            if length.is_some() {
+                self.length = length;
+                self.candidate = None;
                 self.ends_at = self.ends_at.map(|end| end.min(hint_end));
             }
+        } else if length.is_some() {
+            self.candidate = length;
+        }
+    }
+
+    /// A window opened at `opened` whose reset says it ends at `end`: if
+    /// that is a whole rounding second beyond the candidate length, the
+    /// candidate is tried (module docs).
+    fn try_candidate(&mut self, opened: Instant, end: Option<Instant>) {
+        let Some(candidate) = self
+            .candidate
+            .filter(|c| self.precise_reset && *c > OFF_GRID)
+        else {
+            return;
+        };
+        let earliest = later(opened, candidate.saturating_add(ROUNDING - OFF_GRID));
+        let latest = later(opened, candidate.saturating_add(ROUNDING + OFF_GRID));
+        let rounded = end.is_some_and(|e| earliest <= e && e <= latest);
+        if self.length.is_none() && !self.length_refuted && rounded {
+            self.length = Some(candidate);
+            self.candidate = None;
         }
     }
 
@@ -138,6 +202,9 @@ impl Window {
         self.fresh = rose || over;
         if rose || over || self.opened.is_none() {
             self.opened = Some(now);
+        }
+        if self.fresh {
+            self.try_candidate(now, end);
         }
         self.ends_at = match (self.ends_at, end) {
             _ if rose || over => end,
@@ -236,6 +303,62 @@ mod tests {
             window.read(t0 + ms(4100), 19, Some(ms(1900))),
             Some(t0 + ms(6000))
         );
+    }
+
+    #[test]
+    fn a_window_on_the_grid_by_chance_is_tried_at_its_measured_length() {
+        let t0 = Instant::now();
+        // Opened by our request 50 ms before a whole second: its hint ends
+        // 950 ms later, 40 ms before the (precise, epoch) reset: on the grid.
+        let mut window = Window::default();
+        window.read(t0, 19, Some(ms(990)));
+        window.hinted(t0 + ms(950), Some(t0));
+        assert_eq!(window.length, None);
+        // The next window opens just after the whole second: its reset is
+        // rounded up by nearly a second beyond the 950 ms measured.
+        assert_eq!(
+            window.read(t0 + ms(1000), 19, Some(ms(1999))),
+            Some(t0 + ms(1950))
+        );
+        assert_eq!(window.length, Some(ms(950)));
+        // Refused 5 ms short of the window's end: measured short by transit
+        // times, lengthened.
+        window.hinted(t0 + ms(1955), Some(t0 + ms(1000)));
+        assert_eq!(window.length, Some(ms(955)));
+        assert_eq!(window.ends_at(), Some(t0 + ms(1955)));
+        // Refused within the window (our requests in flight spent its last
+        // unit), the hint ending where the length says: confirmed.
+        window.hinted(t0 + ms(1955), Some(t0 + ms(1000)));
+        assert_eq!(window.length, Some(ms(955)));
+        // Refused further from its end: refuted for good.
+        window.hinted(t0 + ms(2000) + OFF_GRID, Some(t0 + ms(1000)));
+        assert_eq!(window.length, None);
+        assert_eq!(
+            window.read(t0 + ms(3010), 19, Some(ms(1990))),
+            Some(t0 + ms(5000))
+        );
+
+        // An aligned window of 1 s whose first burst began 700 ms in: a
+        // 300 ms candidate, and every later reset agrees with a 1 s window
+        // rather than with it: never tried.
+        let mut aligned = Window::default();
+        aligned.read(t0, 19, Some(ms(300)));
+        aligned.hinted(t0 + ms(300), Some(t0));
+        for n in 1..4 {
+            let opened = t0 + ms(300 + 1000 * (n - 1) + 2);
+            assert_eq!(
+                aligned.read(opened, 19, Some(ms(998))),
+                Some(opened + ms(998))
+            );
+            assert_eq!(aligned.length, None, "window {n}");
+        }
+        // A whole-second reset (a delta, or read against `Date`) is rounded
+        // for every window and never tries a candidate.
+        let mut rounded = Window::default();
+        rounded.read(t0, 19, Some(ms(1000)));
+        rounded.hinted(t0 + ms(950), Some(t0));
+        rounded.read(t0 + ms(1000), 19, Some(ms(2000)));
+        assert_eq!(rounded.length, None);
     }
 
     #[test]

@@ -753,11 +753,14 @@ fn simulated_sliding_log_with_policy_fields_refuses_once() {
 /// reset: the first refusal's hint shows it off the grid and measures its
 /// length, so every window after it is met at its end (before: up to a
 /// second late each). On the clock's grid, the hint agrees with the reset:
-/// nothing changes.
+/// nothing changes. A window opened just before a whole second (phases
+/// 920–990 ms) is on the grid by chance: its length is tried once a later
+/// window's reset shows the rounding (before: 7.0–7.1 s, 2 s per window).
 #[test]
 fn simulated_epoch_windows_are_met_at_their_end() {
+    let mut missed = Vec::new();
     for first_request in [true, false] {
-        for phase_ms in [0, 300, 700] {
+        for phase_ms in [0, 300, 700, 920, 960, 990] {
             for concurrency in [1, 4] {
                 for seed in 0..4 {
                     let dialect = Dialect::EpochWindow {
@@ -765,11 +768,14 @@ fn simulated_epoch_windows_are_met_at_their_end() {
                         phase_ms,
                     };
                     let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
-                    let case = format!("{dialect:?} c={concurrency} seed {seed}: {out:?}");
-                    assert!(out.sent <= 101, "{case}");
-                    assert!(out.elapsed <= Duration::from_millis(4300), "{case}");
+                    // Quota headers: ≤ 100 + C sent (issue #10).
+                    let most = 100 + concurrency as u64;
+                    if out.sent > most || out.elapsed > Duration::from_millis(4300) {
+                        missed.push(format!("{dialect:?} c={concurrency} seed {seed}: {out:?}"));
+                    }
                 }
             }
         }
     }
+    assert!(missed.is_empty(), "{missed:#?}");
 }
