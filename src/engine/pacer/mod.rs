@@ -7,7 +7,7 @@
 //! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
 //! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
 //! | sliding log, policy stated | a window as above, whose next one opens short of the limit while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
-//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset, windows of the length it measured (`window.rs`) |
+//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; no rate is learned from refusals before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //!
@@ -126,9 +126,14 @@
 //!
 //! With no rate at all otherwise, `E` is spent down and then the client waits
 //! for the reset. When the reset is far later than the rate explains (more
-//! than one second of rounding beyond the next unit), or a probe was
+//! than one second of rounding beyond the next unit, and beyond the time to
+//! full again: GitHub-style resets count to full), or a probe was
 //! refused, the server counts in fixed windows: nothing refills before the
 //! reset.
+//!
+//! A wait the pacer computes is a bound from what it knew then: the engine
+//! wakes the requests waiting on a scope when a response makes a send
+//! possible that was not before it (`Pacer::ready`).
 //!
 //! Spreading "what remains over the time to reset" is what refilling at
 //! `limit / window` does; doing it without a window would pace a token bucket
@@ -206,6 +211,9 @@ pub(crate) struct Pacer {
     first_reading: Option<Reading>,
     /// The last `remaining` read, until its response's status is known.
     last_reading: Option<(Instant, u64)>,
+    /// The last refusal came when the mirror of a quota without a window
+    /// had spent it, before a probe told how it refills (see [`Self::rate`]).
+    spent_unprobed: bool,
     successes: u64,
 }
 
@@ -216,19 +224,21 @@ fn secs(d: Duration) -> f64 {
 impl Pacer {
     /// Units per second: from the policy, else observed (a probed quota
     /// without a window, read from its own numbers), else learned from
-    /// refusals. A quota without a window (`X-RateLimit-*`) is probed
-    /// before a rate is learned from its refusals: one that ends our own
-    /// burst in flight (concurrent requests spending the last units) says
-    /// nothing of how units come back, and a rate from its hint would
-    /// pace a window as a bucket, or wait out a bucket's "full again" as
-    /// a window's end.
+    /// refusals. A quota without a window (`X-RateLimit-*`) refused once
+    /// the mirror had spent it is probed before a rate is learned from
+    /// that refusal: it ended our own burst in flight (concurrent requests
+    /// spending the last units) and says nothing of how units come back; a
+    /// rate from its hint would pace a window as a bucket, or wait out a
+    /// bucket's "full again" as a window's end. (A refusal while the quota
+    /// showed units left, such as GitHub's secondary limit, teaches the
+    /// rate at once.)
     pub(crate) fn rate(&self) -> Option<f64> {
         match self.policy_rate {
             Some(policy) => Some(policy * self.sharing.share()),
             None => self.observed_rate.or(self
                 .learned
                 .rate()
-                .filter(|_| self.policy_capacity.is_none() || self.refill == Refill::Windowed)),
+                .filter(|_| !self.spent_unprobed || self.refill == Refill::Windowed)),
         }
     }
 
@@ -543,6 +553,12 @@ impl Pacer {
 
     fn refused(&mut self, now: Instant, hint: Option<Duration>) {
         self.last_reading = None;
+        self.spent_unprobed = self.policy_rate.is_none()
+            && self.policy_capacity.is_some()
+            && self.refill == Refill::Unknown
+            && self
+                .available(now)
+                .is_some_and(|units| units < 1.0 - EPSILON);
         match self.refill {
             Refill::Probing { .. } | Refill::Continuous { measured: false } => {
                 self.refill = Refill::Windowed;
