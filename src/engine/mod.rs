@@ -169,7 +169,7 @@ impl ScopeHandle {
     }
 
     /// Completes when a response makes a send to this scope possible that
-    /// was not before it (see `Slot::ready`).
+    /// was not before it (see `Slot::answer`).
     pub(crate) fn ready(&self) -> Notified<'_> {
         self.slot.ready.notified()
     }

@@ -186,6 +186,16 @@ fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
         0,
     );
     assert_eq!(epoch.admit(t0, None), Err(ms(151)));
+    // 5 per second (20 per 4 s): full again in 4.4 s (the reserve of 2
+    // included), the epoch reset says 4.9 s: a bucket, its next unit
+    // (3 units, the reserve's first) 604 ms away.
+    let mut slow = Pacer::default();
+    slow.sync(
+        t0,
+        reading(0, 20, Some(Duration::from_secs(4)), Some(ms(4900))),
+        0,
+    );
+    assert_eq!(slow.admit(t0, None), Err(ms(604)));
 }
 
 #[test]
@@ -406,4 +416,83 @@ fn a_window_opening_full_stays_a_fixed_window() {
     shared.window.recognise();
     shared.sync(t0 + ms(1001), policy_1s(12), 0);
     assert!(shared.window.fresh() && !shared.window.is_sliding());
+}
+
+/// `ready` says what `admit` would, taking nothing, in every kind of
+/// state: the engine wakes waiters on it.
+#[test]
+fn ready_agrees_with_admit() {
+    let t0 = Instant::now();
+    let agree = |pacer: &Pacer, at: Instant, expected: bool, case: &str| {
+        assert_eq!(pacer.ready(at), expected, "{case}: ready");
+        assert_eq!(
+            pacer.clone().admit(at, None).is_ok(),
+            expected,
+            "{case}: admit"
+        );
+    };
+    agree(&Pacer::default(), t0, true, "nothing known");
+    // A policy rate: a unit now, none after spending it, one 50 ms on.
+    let mut policy = Pacer::default();
+    policy.sync(t0, reading(3, 20, Some(Duration::from_secs(1)), None), 0);
+    agree(&policy, t0, true, "policy, a unit left");
+    let mut spent = Pacer::default();
+    spent.sync(t0, reading(0, 20, Some(Duration::from_secs(1)), None), 0);
+    agree(&spent, t0, false, "policy, spent");
+    agree(&spent, t0 + ms(140), false, "policy, 0.8 unit back");
+    agree(&spent, t0 + ms(151), true, "policy, a unit back");
+    // No rate: spent until the reset (not probed this far), whole after.
+    let mut no_rate = Pacer::default();
+    no_rate.sync(t0, reading(0, 3, None, Some(Duration::from_secs(60))), 0);
+    agree(&no_rate, t0 + ms(500), false, "no rate, before the reset");
+    agree(
+        &no_rate,
+        t0 + Duration::from_secs(60),
+        true,
+        "no rate, at the reset",
+    );
+    let mut left = Pacer::default();
+    left.sync(t0, reading(1, 3, None, Some(Duration::from_secs(60))), 0);
+    agree(&left, t0, true, "no rate, a unit left");
+    // A sliding log: the units a reading reports, then the cycle's rule.
+    let mut log = Pacer::default();
+    first_burst_refused(&mut log, t0);
+    let at = t0 + ms(1001);
+    assert_eq!(log.admit(at, Some(21)), Ok(()));
+    log.sync(at, policy_1s(2), 0);
+    log.answered(21, at, true);
+    assert!(log.window.is_sliding());
+    agree(&log, at, true, "sliding, 2 reported");
+    for seq in 22..24 {
+        assert_eq!(log.admit(at, Some(seq)), Ok(()));
+    }
+    agree(&log, at, false, "sliding, none reported, the cycle full");
+}
+
+/// A refusal of a quota without a window that the mirror had spent
+/// (our own requests in flight took the last units) teaches no rate until
+/// a probe says how it refills; one while units were left (another limit)
+/// teaches it at once.
+#[test]
+fn a_refusal_of_a_spent_unprobed_quota_waits_for_the_probe() {
+    let t0 = Instant::now();
+    let r = |n| reading(n, 20, None, Some(ms(1500)));
+    let burst = |pacer: &mut Pacer, last: u64| {
+        for n in (last..20).rev() {
+            assert_eq!(pacer.admit(t0, None), Ok(()));
+            pacer.sync(t0, r(n), 0);
+            pacer.on_success(t0, false);
+        }
+    };
+    let mut spent = Pacer::default();
+    burst(&mut spent, 0);
+    spent.on_throttle(t0 + ms(1), Some(ms(999)));
+    assert_eq!(spent.rate(), None);
+    // Its probe refused: a window, and the refusal's rate is used.
+    spent.refill = Refill::Windowed;
+    assert!(spent.rate().is_some());
+    let mut other_limit = Pacer::default();
+    burst(&mut other_limit, 10);
+    other_limit.on_throttle(t0 + ms(1), Some(ms(999)));
+    assert!(other_limit.rate().is_some());
 }
