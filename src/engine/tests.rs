@@ -647,3 +647,28 @@ fn a_response_that_brings_units_back_wakes_the_waiters() {
     assert_eq!(woken.as_mut().poll(&mut cx), Poll::Ready(()));
     admit_now(&engine, &scope, t0 + ms(3));
 }
+
+/// A scope is ready to send when no pause holds (one ending now has
+/// ended) and the first send after a pause is answered or has been out
+/// `PROBE_PATIENCE`: the instants `admit` uses.
+#[test]
+fn a_scope_is_ready_when_its_pause_and_probe_are_over() {
+    let config = no_jitter().backoff(no_backoff()).pacing(false);
+    let t0 = Instant::now();
+    let mut scope = state::ScopeState::new(&config, "s", t0);
+    assert!(scope.ready(&config, t0));
+    let seq = scope.admit(&config, t0, true).expect("nothing holds it");
+    let attempt = Attempt::new(1, true, t0);
+    let class = ResponseClass::Throttled { wait: None };
+    let signal = hint_signal(Duration::from_secs(1));
+    let status = StatusCode::TOO_MANY_REQUESTS;
+    scope.on_response(&config, seq, t0, status, class, &signal, &attempt);
+    let end = t0 + Duration::from_secs(1);
+    assert!(!scope.ready(&config, end - ms(1)));
+    assert!(scope.ready(&config, end));
+    // The first send after the pause goes alone, until answered or patient.
+    scope.admit(&config, end, true).expect("the pause is over");
+    assert!(!scope.ready(&config, end + ms(10)));
+    assert!(!scope.ready(&config, end + PROBE_PATIENCE - ms(1)));
+    assert!(scope.ready(&config, end + PROBE_PATIENCE));
+}
