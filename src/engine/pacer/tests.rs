@@ -454,6 +454,14 @@ fn ready_agrees_with_admit() {
     let mut left = Pacer::default();
     left.sync(t0, reading(1, 3, None, Some(Duration::from_secs(60))), 0);
     agree(&left, t0, true, "no rate, a unit left");
+    // Spent, and nothing says when it comes back: send, the server says.
+    let mut unknown = Pacer::default();
+    let bare = QuotaReading {
+        remaining: Some(0),
+        ..QuotaReading::default()
+    };
+    unknown.sync(t0, bare, 0);
+    agree(&unknown, t0, true, "no rate, no reset");
     // A sliding log: the units a reading reports, then the cycle's rule.
     let mut log = Pacer::default();
     first_burst_refused(&mut log, t0);
