@@ -27,6 +27,12 @@ pub(crate) fn later(at: Instant, wait: Duration) -> Instant {
         .unwrap_or(at)
 }
 
+/// How far apart two instants are, whichever comes first.
+pub(crate) fn apart(a: Instant, b: Instant) -> Duration {
+    a.saturating_duration_since(b)
+        .max(b.saturating_duration_since(a))
+}
+
 /// A float number of seconds as a wait: negative or `NaN` is zero, anything
 /// beyond [`MAX_SERVER_WAIT`] (infinity included) is `MAX_SERVER_WAIT`.
 pub(crate) fn wait_from_secs(secs: f64) -> Duration {
@@ -48,6 +54,15 @@ mod tests {
             now + Duration::from_secs(5)
         );
         assert_eq!(later(now, Duration::MAX), now + MAX_SERVER_WAIT);
+    }
+
+    #[test]
+    fn apart_is_the_distance_either_way() {
+        let now = Instant::now();
+        let soon = now + Duration::from_millis(40);
+        assert_eq!(apart(now, soon), Duration::from_millis(40));
+        assert_eq!(apart(soon, now), Duration::from_millis(40));
+        assert_eq!(apart(now, now), Duration::ZERO);
     }
 
     #[test]

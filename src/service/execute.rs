@@ -340,26 +340,33 @@ fn notify(
 /// possible sooner (the engine's estimate is a bound; a reading that says
 /// a window opened early is news). The caller asks the engine again.
 async fn wait_for_unit(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut Progress) {
+    // Woken only by a response after this point (one in between sleeps the
+    // whole wait, as without waking): never a busy loop, whatever the
+    // engine answers next.
+    sleep_until(core, handle, wait, progress, handle.ready()).await;
+}
+
+/// Waits `wait` after a refusal or an error: nothing cuts it short.
+async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut Progress) {
+    sleep_until(core, handle, wait, progress, std::future::pending()).await;
+}
+
+/// Waits `wait`, or until `early` completes, and records the time waited.
+async fn sleep_until(
+    core: &Core,
+    handle: &ScopeHandle,
+    wait: Duration,
+    progress: &mut Progress,
+    early: impl Future<Output = ()>,
+) {
     if wait.is_zero() {
         return;
     }
     let started = Instant::now();
-    // Woken only by a response after this point (one in between sleeps the
-    // whole wait, as without waking): never a busy loop, whatever the
-    // engine answers next.
-    let _ = tokio::time::timeout(wait, handle.ready()).await;
+    let _ = tokio::time::timeout(wait, early).await;
     let waited = started.elapsed().min(wait);
     progress.waited = progress.waited.saturating_add(waited);
     core.engine.record_wait_in(handle, waited);
-}
-
-async fn sleep(core: &Core, handle: &ScopeHandle, wait: Duration, progress: &mut Progress) {
-    if wait.is_zero() {
-        return;
-    }
-    tokio::time::sleep(wait).await;
-    progress.waited = progress.waited.saturating_add(wait);
-    core.engine.record_wait_in(handle, wait);
 }
 
 fn report(

@@ -298,12 +298,7 @@ impl Pacer {
     /// timed, not news.
     pub(crate) fn ready(&self, now: Instant) -> bool {
         match self.learned_cycle() {
-            Some(_)
-                if self.window.is_sliding()
-                    && self.estimate.is_some_and(|e| e.tokens >= 1.0 - EPSILON) =>
-            {
-                true
-            }
+            Some(_) if self.reported_unit() => true,
             Some((burst, period)) => self.cycle.wait(now, burst, period).is_none(),
             None => match self.available(now) {
                 None => true,
@@ -321,13 +316,16 @@ impl Pacer {
     /// added): a unit the server says is back goes before the cycle rule,
     /// which counts each send from its answer, would let it.
     fn take_reported_unit(&mut self) -> bool {
-        match self.estimate.as_mut() {
-            Some(est) if self.window.is_sliding() && est.tokens >= 1.0 - EPSILON => {
-                est.tokens -= 1.0;
-                true
-            }
-            _ => false,
+        let reported = self.reported_unit();
+        if let Some(est) = self.estimate.as_mut().filter(|_| reported) {
+            est.tokens -= 1.0;
         }
+        reported
+    }
+
+    /// Whether a sliding log's last reading reported a unit nobody took.
+    fn reported_unit(&self) -> bool {
+        self.window.is_sliding() && self.estimate.is_some_and(|e| e.tokens >= 1.0 - EPSILON)
     }
 
     /// The burst and cycle learned from refusals, once they are known to

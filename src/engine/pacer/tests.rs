@@ -371,6 +371,16 @@ fn first_burst_refused(pacer: &mut Pacer, t0: Instant) {
     assert!(pacer.window.is_known() && !pacer.window.is_sliding());
 }
 
+/// After `first_burst_refused`, the next window's first send (seq 21) at
+/// 1001 ms, answered with `remaining`; returns when.
+fn next_window_reads(pacer: &mut Pacer, t0: Instant, remaining: u64) -> Instant {
+    let at = t0 + ms(1001);
+    assert_eq!(pacer.admit(at, Some(21)), Ok(()));
+    pacer.sync(at, policy_1s(remaining), 0);
+    pacer.answered(21, at, true);
+    at
+}
+
 #[test]
 fn a_window_opening_short_of_its_limit_is_a_sliding_log() {
     let t0 = Instant::now();
@@ -378,10 +388,7 @@ fn a_window_opening_short_of_its_limit_is_a_sliding_log() {
     first_burst_refused(&mut pacer, t0);
     // After the hint, a fixed window would say 19: 17 means the 2 sends
     // at the policy rate (at 100 and 200 ms) still hold their units.
-    let at = t0 + ms(1001);
-    assert_eq!(pacer.admit(at, Some(21)), Ok(()));
-    pacer.sync(at, policy_1s(17), 0);
-    pacer.answered(21, at, true);
+    let at = next_window_reads(&mut pacer, t0, 17);
     assert!(pacer.window.is_sliding());
     // The 17 reported go at once; the next waits for the 19th send of the
     // burst before (answered at 100 ms) to be a second old, the one after
@@ -465,10 +472,7 @@ fn ready_agrees_with_admit() {
     // A sliding log: the units a reading reports, then the cycle's rule.
     let mut log = Pacer::default();
     first_burst_refused(&mut log, t0);
-    let at = t0 + ms(1001);
-    assert_eq!(log.admit(at, Some(21)), Ok(()));
-    log.sync(at, policy_1s(2), 0);
-    log.answered(21, at, true);
+    let at = next_window_reads(&mut log, t0, 2);
     assert!(log.window.is_sliding());
     agree(&log, at, true, "sliding, 2 reported");
     for seq in 22..24 {

@@ -50,7 +50,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::time::later;
+use super::super::time::{apart, later};
 use super::ROUNDING;
 
 /// A precise hint ending this much before the reset says the window is not
@@ -109,12 +109,7 @@ impl Window {
             // times (a process's first response is often the slowest).
             let tried_end = self.opened.map(|opened| later(opened, length));
             match tried_end {
-                Some(end)
-                    if hint_end
-                        .saturating_duration_since(end)
-                        .max(end.saturating_duration_since(hint_end))
-                        <= OFF_GRID =>
-                {
+                Some(end) if apart(hint_end, end) <= OFF_GRID => {
                     self.length =
                         Some(length.saturating_add(hint_end.saturating_duration_since(end)));
                     self.ends_at = Some(hint_end.max(end));

@@ -768,8 +768,14 @@ fn simulated_epoch_windows_are_met_at_their_end() {
                         phase_ms,
                     };
                     let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
-                    // Quota headers: ≤ 100 + C sent (issue #10).
-                    let most = 100 + concurrency as u64;
+                    // 101 sent; aligned windows entered 10 ms before a
+                    // boundary by 4 tasks at once send 103 (measured),
+                    // within the issue's 100 + C.
+                    let most = if first_request || phase_ms < 990 {
+                        101
+                    } else {
+                        100 + concurrency as u64
+                    };
                     if out.sent > most || out.elapsed > Duration::from_millis(4300) {
                         missed.push(format!("{dialect:?} c={concurrency} seed {seed}: {out:?}"));
                     }
