@@ -190,25 +190,26 @@ impl ScopeState {
         if quota.unit() != QuotaUnit::Requests {
             return;
         }
-        // Newest send wins: a response to an older request than the last one
-        // we synced from describes an older state of the server.
-        if self.last_synced_seq.is_some_and(|last| seq < last) {
-            return;
-        }
-        self.last_synced_seq = Some(seq);
         // Server numbers enter the engine clamped: no instant computed from
         // them can overflow.
-        let reset = quota.reset().map(|reset| reset.min(MAX_SERVER_WAIT));
-        if let Some(reset) = reset {
-            let at = later(now, reset);
-            self.reset_at = Some(self.reset_at.map_or(at, |r| r.max(at)));
-        }
         let reading = QuotaReading {
             remaining: quota.remaining(),
             limit: quota.limit(),
             window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
             reset: tightest_reset(signal, quota).map(|reset| reset.min(MAX_SERVER_WAIT)),
         };
+        // Newest send wins: a response to an older request than the last one
+        // we synced from describes an older state of the server.
+        if self.last_synced_seq.is_some_and(|last| seq < last) {
+            self.pacer.note_older(now, reading);
+            return;
+        }
+        self.last_synced_seq = Some(seq);
+        let reset = quota.reset().map(|reset| reset.min(MAX_SERVER_WAIT));
+        if let Some(reset) = reset {
+            let at = later(now, reset);
+            self.reset_at = Some(self.reset_at.map_or(at, |r| r.max(at)));
+        }
         self.pacer.sync(now, reading, self.in_flight);
     }
 

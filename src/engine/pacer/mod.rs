@@ -107,7 +107,11 @@
 //!    read against a local clock that agrees with `Date` (see
 //!    `signal::fields::Clock`) locates a clock-aligned boundary to a round
 //!    trip too. Where several dialects describe one quota, the tightest
-//!    reset is used.
+//!    reset is used. Within a window `remaining` only falls: at concurrency
+//!    above one, a higher count whose precise reset names the same end as
+//!    the lowest read (even in the answer to an older send) was counted
+//!    before it and answered late; re-synced from, it would lift the mirror
+//!    a unit above what is left (`window.rs`).
 //!
 //! 7. **Sliding logs.** A log of the last `w`'s requests gives each unit
 //!    back `w` after the request that took it, not all at once: read as a
@@ -411,6 +415,14 @@ impl Pacer {
         let Some(remaining) = reading.remaining else {
             return;
         };
+        if self
+            .window
+            .stale(self.windowed(), now, remaining, reading.reset)
+        {
+            // Older news than what the mirror holds: lifting it to
+            // `remaining − others` would take a unit already gone.
+            return;
+        }
         self.last_reading = Some((now, remaining));
         let raw_remaining = remaining;
         let policy_limit = self.policy_rate.and(self.policy_capacity);
@@ -467,6 +479,15 @@ impl Pacer {
             reset_at,
             barrier,
         });
+    }
+
+    /// A reading of `remaining` received at `now` in the answer to an
+    /// older send than the last one synced: too old to re-sync from, but in
+    /// a fixed window the lowest count read is the newest (`window.rs`).
+    pub(crate) fn note_older(&mut self, now: Instant, reading: QuotaReading) {
+        if let Some(remaining) = reading.remaining {
+            self.window.note(now, remaining, reading.reset);
+        }
     }
 
     /// A known window whose next one opens short of the limit, with nobody

@@ -67,6 +67,9 @@ pub(super) struct Window {
     ends_at: Option<Instant>,
     /// The last `remaining` read, to see the next window start.
     last_remaining: Option<u64>,
+    /// The lowest `remaining` read in the window whose precise reset said
+    /// it ends at the instant kept beside it (see [`Self::stale`]).
+    lowest: Option<(u64, Instant)>,
     /// The first reading of the current window.
     opened: Option<Instant>,
     /// The window's length, once a precise hint showed the window off the
@@ -181,6 +184,42 @@ impl Window {
         self.ends_at
     }
 
+    /// Whether a reading received at `now` was counted before one already
+    /// read: in a fixed window (`windowed`: known here, or a refused probe
+    /// said so) `remaining` only falls, so a higher one whose precise reset
+    /// names the same end (within [`OFF_GRID`]) as the lowest so far is
+    /// older news: a concurrent request the server counted first but
+    /// answered later. (A whole-second reset cannot tell the same end from
+    /// the next window's: such readings are never called stale.)
+    pub(super) fn stale(
+        &self,
+        windowed: bool,
+        now: Instant,
+        remaining: u64,
+        reset: Option<Duration>,
+    ) -> bool {
+        let (Some((lowest, lowest_end)), Some(end)) = (self.lowest, precise_end(now, reset)) else {
+            return false;
+        };
+        let open = self.ends_at.is_some_and(|end| now < end);
+        windowed && open && remaining > lowest && apart(end, lowest_end) <= OFF_GRID
+    }
+
+    /// Any reading received at `now`, the answer to an older send than the
+    /// last one read included: keeps the lowest `remaining` of each window
+    /// its precise reset names (see [`Self::stale`]).
+    pub(super) fn note(&mut self, now: Instant, remaining: u64, reset: Option<Duration>) {
+        let Some(end) = precise_end(now, reset) else {
+            return;
+        };
+        self.lowest = match self.lowest {
+            Some((lowest, at)) if apart(end, at) <= OFF_GRID => Some((lowest.min(remaining), at)),
+            // An earlier window's.
+            Some((_, at)) if end < at => self.lowest,
+            _ => Some((remaining, end)),
+        };
+    }
+
     /// A reading received at `now`; returns when the current window is
     /// surely over.
     pub(super) fn read(
@@ -194,6 +233,7 @@ impl Window {
         let over = self.ends_at.is_some_and(|end| now >= end);
         let end = reset.and_then(|d| now.checked_add(d));
         self.precise_reset = reset.is_some_and(|d| d.subsec_nanos() != 0);
+        self.note(now, remaining, reset);
         self.fresh = rose || over;
         if rose || over || self.opened.is_none() {
             self.opened = Some(now);
@@ -214,6 +254,14 @@ impl Window {
         }
         self.ends_at
     }
+}
+
+/// When a reset received at `now` says the window ends, if it is finer
+/// than whole seconds (a whole-second one is rounded: see `precise_reset`).
+fn precise_end(now: Instant, reset: Option<Duration>) -> Option<Instant> {
+    reset
+        .filter(|d| d.subsec_nanos() != 0)
+        .and_then(|d| now.checked_add(d))
 }
 
 #[cfg(test)]
@@ -354,6 +402,52 @@ mod tests {
         rounded.hinted(t0 + ms(950), Some(t0));
         rounded.read(t0 + ms(1000), 19, Some(ms(2000)));
         assert_eq!(rounded.length, None);
+    }
+
+    #[test]
+    fn a_higher_count_for_the_same_precise_end_is_older_news() {
+        let t0 = Instant::now();
+        let mut window = Window::default();
+        // Epoch resets read against the local clock: the window ends at
+        // t0 + 900 ms, give or take a round trip.
+        window.read(t0, 5, Some(ms(900) + Duration::from_micros(300)));
+        window.read(t0 + ms(1), 3, Some(ms(899)));
+        // An answer to an older send, dropped for re-syncing, still counts.
+        window.note(t0 + ms(2), 2, Some(ms(898) + Duration::from_micros(500)));
+        let stale = |w: &Window, windowed, at: Duration, remaining, reset| {
+            w.stale(windowed, t0 + at, remaining, Some(reset))
+        };
+        let end = |at: u64| ms(900 - at) + Duration::from_micros(100);
+        assert!(stale(&window, true, ms(3), 4, end(3)));
+        assert!(stale(&window, true, ms(3), 3, end(3)));
+        // As low, or lower: news.
+        assert!(!stale(&window, true, ms(3), 2, end(3)));
+        assert!(!stale(&window, true, ms(3), 1, end(3)));
+        // Not known to refill at boundaries: a bucket's count rises.
+        assert!(!stale(&window, false, ms(3), 4, end(3)));
+        // The next window's end (a second later): a new count.
+        assert!(!stale(&window, true, ms(3), 19, end(3) + ms(1000)));
+        // Just within `OFF_GRID` of the same end, and just beyond it.
+        assert!(stale(&window, true, ms(3), 4, end(3) + OFF_GRID - ms(1)));
+        assert!(!stale(&window, true, ms(3), 4, end(3) + OFF_GRID + ms(1)));
+        // A whole-second reset cannot name the end: never stale.
+        assert!(!stale(&window, true, ms(3), 4, ms(1000)));
+        // Once the window is surely over, a rise is the next window's.
+        assert!(!stale(
+            &window,
+            true,
+            ms(950),
+            4,
+            ms(0) + Duration::from_micros(1)
+        ));
+        // An earlier window's count, noted late, changes nothing.
+        window.note(t0 + ms(4), 0, Some(ms(100) + Duration::from_micros(1)));
+        assert!(!stale(&window, true, ms(5), 2, end(5)));
+        assert!(stale(&window, true, ms(5), 3, end(5)));
+        // The next window's first count starts its own lowest.
+        window.note(t0 + ms(6), 18, Some(end(6) + ms(1000)));
+        assert!(stale(&window, true, ms(7), 19, end(7) + ms(1000)));
+        assert!(!stale(&window, true, ms(7), 17, end(7) + ms(1000)));
     }
 
     #[test]

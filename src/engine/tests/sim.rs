@@ -16,12 +16,23 @@ const CAPACITY: f64 = 20.0;
 const RATE: f64 = 20.0;
 const LATENCY: Duration = Duration::from_millis(1);
 
-/// The round trip of the send numbered `seq`: [`LATENCY`] give or take
-/// half, drawn from the number (a fixed hash, so runs repeat), so that
-/// concurrent responses come back out of order as on a real network.
-fn latency(seq: u64) -> Duration {
-    let spread = seq.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54; // 0..1024
-    LATENCY / 2 + LATENCY * spread as u32 / 1024
+/// Half the round trip, drawn from `key`: [`LATENCY`] / 2 give or take
+/// half (a fixed hash, so runs repeat).
+fn leg(key: u64) -> Duration {
+    let spread = key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54; // 0..1024
+    (LATENCY / 2 + LATENCY * spread as u32 / 1024) / 2
+}
+
+/// The way to the server of the send numbered `seq`, and the way back of
+/// its answer, drawn apart: concurrent requests reach the server in another
+/// order than they were sent, and their answers come back in a third, as on
+/// a real network (a newer send's answer can carry an older count).
+fn outbound(seq: u64) -> Duration {
+    leg(seq)
+}
+
+fn inbound(seq: u64) -> Duration {
+    leg(!seq)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -364,7 +375,15 @@ struct Worker {
     client: usize,
     attempt: u32,
     started: Instant,
-    pending: Option<(InFlight, StatusCode, Signal)>,
+    pending: Option<Pending>,
+}
+
+/// Where a worker's send is.
+enum Pending {
+    /// On its way to the server (sent as send number `seq`).
+    Out { ticket: InFlight, seq: u64 },
+    /// Answered by the server, on its way back.
+    Back(InFlight, StatusCode, Signal),
 }
 
 /// Runs `concurrency` workers until `successes` responses are 2xx.
@@ -471,13 +490,16 @@ pub(super) fn run_staggered_herd(
                 }
                 Admit::Now(ticket) => {
                     out.sent += 1;
-                    let (status, signal) =
-                        bucket.respond((now + latency(seq) / 2).as_secs_f64(), dialect);
-                    worker.pending = Some((ticket, status, signal));
-                    now + latency(seq)
+                    worker.pending = Some(Pending::Out { ticket, seq });
+                    now + outbound(seq)
                 }
             },
-            Some((ticket, status, signal)) => {
+            Some(Pending::Out { ticket, seq: sent }) => {
+                let (status, signal) = bucket.respond(now.as_secs_f64(), dialect);
+                worker.pending = Some(Pending::Back(ticket, status, signal));
+                now + inbound(sent)
+            }
+            Some(Pending::Back(ticket, status, signal)) => {
                 if status == StatusCode::TOO_MANY_REQUESTS {
                     out.throttled += 1;
                 }
@@ -729,7 +751,9 @@ fn simulated_fixed_window_refuses_at_most_once_per_window() {
 /// about 5.0 s at every seed. The floor is 4.0 s (the 81st request can go
 /// when the first leaves, 4 windows later); the first burst's last units,
 /// paced at the policy rate before the refusal, keep their spacing in
-/// every window after it (about 0.1 s).
+/// every window after it (about 0.1 s). At c=4 a newer send's answer can
+/// carry an older count (the server counted it first), a unit the log has
+/// not given back: up to the 100 + C (104 at seed 1, measured).
 #[test]
 fn simulated_sliding_log_with_policy_fields_refuses_once() {
     for concurrency in [1, 4] {
@@ -741,7 +765,12 @@ fn simulated_sliding_log_with_policy_fields_refuses_once() {
                 100,
             );
             let case = format!("c={concurrency} seed {seed}: {out:?}");
-            assert!(out.sent <= 101, "{case}");
+            let most = if concurrency == 1 {
+                101
+            } else {
+                100 + concurrency as u64
+            };
+            assert!(out.sent <= most, "{case}");
             assert!(out.elapsed <= Duration::from_millis(4200), "{case}");
         }
     }
