@@ -107,7 +107,8 @@
 //!    read against a local clock that agrees with `Date` (see
 //!    `signal::fields::Clock`) locates a clock-aligned boundary to a round
 //!    trip too. Where several dialects describe one quota, the tightest
-//!    reset is used. Within a window `remaining` only falls: at concurrency
+//!    reset is used. Within a window `remaining` only falls (as the mirror
+//!    assumes until a probe shows a refill): at concurrency
 //!    above one, a higher count whose precise reset names the same end as
 //!    the lowest read (even in the answer to an older send) was counted
 //!    before it and answered late; re-synced from, it would lift the mirror
@@ -415,12 +416,12 @@ impl Pacer {
         let Some(remaining) = reading.remaining else {
             return;
         };
-        if self
-            .window
-            .stale(self.windowed(), now, remaining, reading.reset)
-        {
-            // Older news than what the mirror holds: lifting it to
-            // `remaining − others` would take a unit already gone.
+        // In a fixed window, or while nothing refills the mirror before the
+        // reset (a quota without a window, not yet probed), a higher count
+        // for the same end is older news than the mirror holds: lifting it
+        // to `remaining − others` would take a unit already gone.
+        let falls_only = self.windowed() || self.rate().is_none();
+        if self.window.stale(falls_only, now, remaining, reading.reset) {
             return;
         }
         self.last_reading = Some((now, remaining));

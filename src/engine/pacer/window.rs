@@ -185,15 +185,15 @@ impl Window {
     }
 
     /// Whether a reading received at `now` was counted before one already
-    /// read: in a fixed window (`windowed`: known here, or a refused probe
-    /// said so) `remaining` only falls, so a higher one whose precise reset
+    /// read: where `remaining` only falls (`falls_only`: a fixed window, or
+    /// a quota nothing is known to refill before its reset), a higher one whose precise reset
     /// names the same end (within [`OFF_GRID`]) as the lowest so far is
     /// older news: a concurrent request the server counted first but
     /// answered later. (A whole-second reset cannot tell the same end from
     /// the next window's: such readings are never called stale.)
     pub(super) fn stale(
         &self,
-        windowed: bool,
+        falls_only: bool,
         now: Instant,
         remaining: u64,
         reset: Option<Duration>,
@@ -202,7 +202,7 @@ impl Window {
             return false;
         };
         let open = self.ends_at.is_some_and(|end| now < end);
-        windowed && open && remaining > lowest && apart(end, lowest_end) <= OFF_GRID
+        falls_only && open && remaining > lowest && apart(end, lowest_end) <= OFF_GRID
     }
 
     /// Any reading received at `now`, the answer to an older send than the
@@ -414,8 +414,8 @@ mod tests {
         window.read(t0 + ms(1), 3, Some(ms(899)));
         // An answer to an older send, dropped for re-syncing, still counts.
         window.note(t0 + ms(2), 2, Some(ms(898) + Duration::from_micros(500)));
-        let stale = |w: &Window, windowed, at: Duration, remaining, reset| {
-            w.stale(windowed, t0 + at, remaining, Some(reset))
+        let stale = |w: &Window, falls_only, at: Duration, remaining, reset| {
+            w.stale(falls_only, t0 + at, remaining, Some(reset))
         };
         let end = |at: u64| ms(900 - at) + Duration::from_micros(100);
         assert!(stale(&window, true, ms(3), 4, end(3)));
@@ -423,7 +423,7 @@ mod tests {
         // As low, or lower: news.
         assert!(!stale(&window, true, ms(3), 2, end(3)));
         assert!(!stale(&window, true, ms(3), 1, end(3)));
-        // Not known to refill at boundaries: a bucket's count rises.
+        // Known to refill continuously: a bucket's count rises.
         assert!(!stale(&window, false, ms(3), 4, end(3)));
         // The next window's end (a second later): a new count.
         assert!(!stale(&window, true, ms(3), 19, end(3) + ms(1000)));
