@@ -7,6 +7,7 @@
 //! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
 //! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
 //! | sliding log, policy stated | a window as above, whose next one opens short of the limit while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
+//! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; a refusal's hint is honoured, and teaches no window (module docs, 6) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
@@ -112,7 +113,13 @@
 //!    above one, a higher count whose precise reset names the same end as
 //!    the lowest read (even in the answer to an older send) was counted
 //!    before it and answered late; re-synced from, it would lift the mirror
-//!    a unit above what is left (`window.rs`).
+//!    a unit above what is left (`window.rs`). A reset further than one
+//!    stated window (rounded up to whole seconds) is no fixed window's end:
+//!    a sliding window counter's quota is whole again only once the current
+//!    window's count has left the weighted pair, up to two windows away.
+//!    Such a quota is neither held until its reset nor learned as a window
+//!    from a refusal (read as one, it was paced 2.0–2.5× slower than the
+//!    plain `Retry-After` client).
 //!
 //! 7. **Sliding logs.** A log of the last `w`'s requests gives each unit
 //!    back `w` after the request that took it, not all at once: read as a
@@ -219,6 +226,9 @@ pub(crate) struct Pacer {
     /// The last refusal came when the mirror of a quota without a window
     /// had spent it, before a probe told how it refills (see [`Self::rate`]).
     spent_unprobed: bool,
+    /// The last reading's reset was further than one stated window: no
+    /// fixed window's end (see [`Self::within_a_window`]).
+    reset_beyond_window: bool,
     successes: u64,
 }
 
@@ -425,6 +435,7 @@ impl Pacer {
             return;
         }
         self.last_reading = Some((now, remaining));
+        self.reset_beyond_window = reading.reset.is_some_and(|r| !self.within_a_window(r));
         let raw_remaining = remaining;
         let policy_limit = self.policy_rate.and(self.policy_capacity);
         self.sharing
@@ -471,6 +482,7 @@ impl Pacer {
                     .map(|capacity| wait_from_secs((capacity - tokens) / rate));
                 reset > next_unit.saturating_add(ROUNDING)
                     && full.is_none_or(|full| reset.abs_diff(full) > ROUNDING)
+                    && self.within_a_window(reset)
             }
             _ => false,
         };
@@ -506,6 +518,19 @@ impl Pacer {
         {
             self.window.slide();
         }
+    }
+
+    /// Whether `reset` fits in one stated window, rounded up to whole
+    /// seconds as resets are: a fixed window's end is never further. (A
+    /// sliding window counter's reset, when its current window's count has
+    /// left the weighted pair, is up to two windows away.)
+    fn within_a_window(&self, reset: Duration) -> bool {
+        let (Some(limit), Some(rate)) = (self.policy_capacity, self.policy_rate) else {
+            return true;
+        };
+        let window = wait_from_secs(limit / rate);
+        let whole = window.as_secs() + u64::from(window.subsec_nanos() > 0);
+        reset <= Duration::from_secs(whole)
     }
 
     /// Whether the quota refills at boundaries: a refusal while alone said
@@ -605,7 +630,9 @@ impl Pacer {
             // Refused after drawing the quota down alone: not others, the
             // quota's kind (its units come back at a boundary).
             if self.sharing.drew_alone(now, limit) {
-                self.window.recognise();
+                if !self.reset_beyond_window {
+                    self.window.recognise();
+                }
             } else {
                 self.sharing.on_refusal();
             }

@@ -343,6 +343,73 @@ fn sends_are_remembered_with_a_policy_or_a_learned_burst() {
     assert_eq!(bare.cycle.remembered(), 1);
 }
 
+/// A sliding window counter (the current and the previous window, the
+/// previous weighted by its overlap) resets when the current window's count
+/// has left the pair: up to two windows away. No fixed window's end is
+/// further than one: neither the barrier of a fixed window nor, once a
+/// lone client is refused, a window learned from it.
+#[test]
+fn a_reset_beyond_one_window_is_no_fixed_window() {
+    let t0 = Instant::now();
+    let counter = |remaining| {
+        reading(
+            remaining,
+            100,
+            Some(Duration::from_secs(10)),
+            Some(Duration::from_secs(15)),
+        )
+    };
+    // 100 per 10 s, nothing left, reset in 15 s: paced at the rate (the
+    // reserve of 2 and one unit at 10/s, 302 ms), not held for 15 s.
+    let mut pacer = Pacer::default();
+    pacer.sync(t0, counter(0), 0);
+    assert_eq!(pacer.admit(t0, None), Err(ms(302)));
+    // The same quota with a reset within its window is a fixed window's
+    // (and 10 s, the window itself, is full again at the rate: a bucket's).
+    for reset in [Duration::from_secs(5), Duration::from_secs(8)] {
+        let mut fixed = Pacer::default();
+        fixed.sync(
+            t0,
+            reading(0, 100, Some(Duration::from_secs(10)), Some(reset)),
+            0,
+        );
+        assert_eq!(fixed.admit(t0, None), Err(reset), "{reset:?}");
+    }
+    // A fractional window's resets are rounded up: 1.5 s windows end 2 s
+    // away at most.
+    let mut short = Pacer::default();
+    short.sync(
+        t0,
+        reading(0, 30, Some(ms(1500)), Some(Duration::from_secs(2))),
+        0,
+    );
+    assert!(short.within_a_window(Duration::from_secs(2)));
+    assert!(!short.within_a_window(Duration::from_secs(2) + ms(1)));
+    // Refused after drawing it down alone (as `first_burst_refused`):
+    // with the counter's reset, our own pace, not a window.
+    let refused_alone = |reset| {
+        let mut pacer = Pacer::default();
+        let at = |seq: u64| {
+            t0 + if seq < 18 {
+                ms(seq)
+            } else {
+                ms(100 * (seq - 17))
+            }
+        };
+        for seq in 0..20 {
+            assert_eq!(pacer.admit(at(seq), Some(seq)), Ok(()), "send {seq}");
+            let policy = reading(19 - seq, 20, Some(Duration::from_secs(1)), Some(reset));
+            pacer.sync(at(seq), policy, 0);
+            pacer.on_success(at(seq), false);
+        }
+        pacer.on_throttle(t0 + ms(350), Some(ms(650)));
+        pacer.window.is_known()
+    };
+    assert!(!refused_alone(Duration::from_secs(2)));
+    // A fixed window's reset, refused alike, is learned as one.
+    assert!(refused_alone(Duration::from_secs(1)));
+}
+
 fn policy_1s(remaining: u64) -> QuotaReading {
     let second = Duration::from_secs(1);
     reading(remaining, 20, Some(second), Some(second))
