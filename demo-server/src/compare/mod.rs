@@ -10,7 +10,8 @@
 //!
 //!    3b. the same job on every kind of limiter (fixed windows aligned to
 //!    the clock or opened by the first request; `--matrix`: token bucket,
-//!    sliding log, every header style), against each algorithm's floor;
+//!    sliding log, sliding window counter, every header style), against
+//!    each algorithm's floor;
 //! 4. herds of 10, 30 and 100 polite processes on one client id, each
 //!    learning alone and sharing a fleet store, and a fleet whose Redis is
 //!    stopped mid-run;
@@ -67,8 +68,9 @@ pub struct CompareArgs {
     #[arg(long, value_enum, default_value_t = HeaderStyle::All)]
     pub headers: HeaderStyle,
     /// Run the limiters experiment on the whole matrix: token bucket, both
-    /// fixed windows and the sliding log × five header styles × c=1, 4, with
-    /// four clients (about 10 minutes). Default: the fixed windows only.
+    /// fixed windows, the sliding log and the sliding window counter × five
+    /// header styles × c=1, 4, with four clients (about 14 minutes).
+    /// Default: the fixed windows only.
     #[arg(long)]
     pub matrix: bool,
     /// Limit the limiters experiment to these algorithms (comma-separated;

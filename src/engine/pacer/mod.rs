@@ -7,7 +7,7 @@
 //! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
 //! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
 //! | sliding log, policy stated | a window as above, whose next one opens short of the limit while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
-//! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; a refusal's hint is honoured, and teaches no window (module docs, 6) |
+//! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; once a lone client is refused, at `(q − 1) / w`, what the counter sustains (module docs, 6) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
@@ -119,7 +119,12 @@
 //!    window's count has left the weighted pair, up to two windows away.
 //!    Such a quota is neither held until its reset nor learned as a window
 //!    from a refusal (read as one, it was paced 2.0–2.5× slower than the
-//!    plain `Retry-After` client).
+//!    plain `Retry-After` client). A refusal while we alone drew it down
+//!    shows the counter's own limit instead: a full window weighs its whole
+//!    count into the next one at its start, which admits its last unit only
+//!    at its very end, so `limit − 1` per window is what lasts, and the
+//!    mirror refills at that (on the demo server, 105 sent for 100
+//!    successes at the policy rate, 101 at this one).
 //!
 //! 7. **Sliding logs.** A log of the last `w`'s requests gives each unit
 //!    back `w` after the request that took it, not all at once: read as a
@@ -229,6 +234,10 @@ pub(crate) struct Pacer {
     /// The last reading's reset was further than one stated window: no
     /// fixed window's end (see [`Self::within_a_window`]).
     reset_beyond_window: bool,
+    /// A lone client was refused while the reset was beyond one window: a
+    /// sliding window counter, which sustains one unit less than its limit
+    /// per window (see [`Self::rate`]).
+    counter: bool,
     successes: u64,
 }
 
@@ -249,6 +258,13 @@ impl Pacer {
     /// rate at once.)
     pub(crate) fn rate(&self) -> Option<f64> {
         match self.policy_rate {
+            // A full window weighs its whole count into the next one at its
+            // start, and less as it ends: the next admits its last unit only
+            // at its very end, so `limit − 1` per window is what lasts.
+            Some(policy) if self.counter => {
+                let limit = self.policy_capacity.unwrap_or(1.0).max(1.0);
+                Some(policy * self.sharing.share() * (limit - 1.0).max(0.5) / limit)
+            }
             Some(policy) => Some(policy * self.sharing.share()),
             None => self.observed_rate.or(self
                 .learned
@@ -630,7 +646,9 @@ impl Pacer {
             // Refused after drawing the quota down alone: not others, the
             // quota's kind (its units come back at a boundary).
             if self.sharing.drew_alone(now, limit) {
-                if !self.reset_beyond_window {
+                if self.reset_beyond_window {
+                    self.counter = true;
+                } else {
                     self.window.recognise();
                 }
             } else {

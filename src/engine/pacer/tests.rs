@@ -347,7 +347,8 @@ fn sends_are_remembered_with_a_policy_or_a_learned_burst() {
 /// previous weighted by its overlap) resets when the current window's count
 /// has left the pair: up to two windows away. No fixed window's end is
 /// further than one: neither the barrier of a fixed window nor, once a
-/// lone client is refused, a window learned from it.
+/// lone client is refused, a window learned from it, but the counter's
+/// lasting rate, a unit short of the limit per window.
 #[test]
 fn a_reset_beyond_one_window_is_no_fixed_window() {
     let t0 = Instant::now();
@@ -403,11 +404,18 @@ fn a_reset_beyond_one_window_is_no_fixed_window() {
             pacer.on_success(at(seq), false);
         }
         pacer.on_throttle(t0 + ms(350), Some(ms(650)));
-        pacer.window.is_known()
+        pacer
     };
-    assert!(!refused_alone(Duration::from_secs(2)));
-    // A fixed window's reset, refused alike, is learned as one.
-    assert!(refused_alone(Duration::from_secs(1)));
+    let counter = refused_alone(Duration::from_secs(2));
+    assert!(!counter.window.is_known());
+    // Paced at the 19 per window a counter sustains (its share untouched:
+    // no others), not cut as if others spent it.
+    assert_eq!(counter.rate(), Some(19.0));
+    // A fixed window's reset, refused alike, is learned as one, at the
+    // policy rate.
+    let window = refused_alone(Duration::from_secs(1));
+    assert!(window.window.is_known());
+    assert_eq!(window.rate(), Some(20.0));
 }
 
 fn policy_1s(remaining: u64) -> QuotaReading {

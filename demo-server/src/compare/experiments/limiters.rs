@@ -5,9 +5,9 @@
 //!
 //! The default run covers the two fixed windows (clock-aligned and opened by
 //! the client's first request) with every header at once; `--matrix` runs
-//! token bucket, both fixed windows and the sliding log × ietf, ietf-legacy,
-//! x-ratelimit, retry-after and bare × c=1, 4, with "Retry-After ms" and
-//! fixed 50 ms too.
+//! token bucket, both fixed windows, the sliding log and the sliding window
+//! counter × ietf, ietf-legacy, x-ratelimit, retry-after and bare × c=1, 4,
+//! with "Retry-After ms" and fixed 50 ms too.
 //!
 //! **The floor** is the earliest a perfect client (zero round trips, every
 //! unit spent the instant it exists) can have its 100th success:
@@ -16,7 +16,11 @@
 //!   W = 1 s): the 100th unit is the first of the 5th window, 4 W = 4.0 s;
 //! - a clock-aligned window: the first window ends φ after the first request
 //!   (φ measured from the proxy's record of it), then 3 more whole windows:
-//!   φ + 3 W, between 3.0 and 4.0 s.
+//!   φ + 3 W, between 3.0 and 4.0 s;
+//! - the sliding window counter (aligned windows, the previous one weighted
+//!   by its overlap): computed by admitting each request the instant the
+//!   Lua script's rule would (`sliding_window_floor_ms`), φ + 4.16 s: a
+//!   full window lets the next one admit 19, not 20.
 
 use serde::Serialize;
 
@@ -53,12 +57,15 @@ impl Cell {
 
     /// Whether the headers locate the window's boundary (or the bucket's
     /// refill) well enough to be held to the floor: quota fields, except on
-    /// a clock-aligned window whose whole-second delta reset (`t=1` at every
-    /// instant of a 1 s window) says nothing of its phase.
+    /// clock-aligned windows (the fixed window's, the sliding window
+    /// counter's) whose whole-second delta reset (`t=1` at every instant of
+    /// a 1 s window) says nothing of their phase.
     pub fn locates_boundary(&self) -> bool {
         self.has_quota()
-            && !(self.algorithm == Algorithm::FixedWindowLua
-                && matches!(self.headers, HeaderStyle::Ietf | HeaderStyle::IetfLegacy))
+            && !(matches!(
+                self.algorithm,
+                Algorithm::FixedWindowLua | Algorithm::SlidingWindow
+            ) && matches!(self.headers, HeaderStyle::Ietf | HeaderStyle::IetfLegacy))
     }
 
     /// Most requests courteous may send here (issue 10's must-show).
@@ -94,11 +101,12 @@ pub struct LimiterRow {
 }
 
 /// The algorithms of the matrix.
-pub const MATRIX_ALGORITHMS: [Algorithm; 4] = [
+pub const MATRIX_ALGORITHMS: [Algorithm; 5] = [
     Algorithm::TokenBucket,
     Algorithm::FixedWindowLua,
     Algorithm::ClientWindow,
     Algorithm::SlidingLog,
+    Algorithm::SlidingWindow,
 ];
 
 /// The header styles of the matrix.
@@ -192,13 +200,43 @@ pub fn policy(algorithm: Algorithm) -> Result<Policy, CompareError> {
 pub fn floor_ms(algorithm: Algorithm, first_ms: u64) -> u64 {
     let windows = SUCCESSES.div_ceil(LIMIT);
     match algorithm {
-        Algorithm::FixedWindow | Algorithm::FixedWindowLua | Algorithm::SlidingWindow => {
+        Algorithm::SlidingWindow => sliding_window_floor_ms(first_ms),
+        Algorithm::FixedWindow | Algorithm::FixedWindowLua => {
             let phase = WINDOW_MS - first_ms % WINDOW_MS;
             phase + windows.saturating_sub(2) * WINDOW_MS
         }
         _ if algorithm.is_bucket() => (SUCCESSES - LIMIT) * WINDOW_MS / LIMIT,
         _ => windows.saturating_sub(1) * WINDOW_MS,
     }
+}
+
+/// The sliding window counter's floor: a client sending the instant the
+/// counter admits, millisecond by millisecond, by the rule of
+/// `algorithms/sliding_window.lua` (`prev · overlap + cur + 1 ≤ L`, windows
+/// aligned to the clock). After the first burst, a window holding 20 lets
+/// the next admit at most 19 (its last unit is due at the very boundary),
+/// so the 100th success comes about 160 ms into the 5th whole window.
+fn sliding_window_floor_ms(first_ms: u64) -> u64 {
+    let (mut prev, mut cur, mut index) = (0u64, 0u64, first_ms / WINDOW_MS);
+    let mut admitted = 0;
+    let end = first_ms + 2 * SUCCESSES.div_ceil(LIMIT) * WINDOW_MS;
+    for now in first_ms..end {
+        let window = now / WINDOW_MS;
+        if window != index {
+            prev = if window == index + 1 { cur } else { 0 };
+            cur = 0;
+            index = window;
+        }
+        let overlap = 1.0 - (now % WINDOW_MS) as f64 / WINDOW_MS as f64;
+        while prev as f64 * overlap + (cur + 1) as f64 <= LIMIT as f64 {
+            cur += 1;
+            admitted += 1;
+            if admitted == SUCCESSES {
+                return now - first_ms;
+            }
+        }
+    }
+    end - first_ms
 }
 
 /// Every client in every cell.
@@ -289,6 +327,10 @@ mod tests {
         assert_eq!(floor_ms(Algorithm::SlidingLog, 123_456), 4000);
         // 544 ms to the clock's next second, then 3 whole windows.
         assert_eq!(floor_ms(Algorithm::FixedWindowLua, 123_456), 3544);
+        // 544 ms to the boundary, then 4 windows of 19 and 4 of the 5th
+        // (at 0, 53, 106 and 158 ms: `prev = 19`), by the Lua script's rule.
+        assert_eq!(floor_ms(Algorithm::SlidingWindow, 123_456), 4702);
+        assert_eq!(floor_ms(Algorithm::SlidingWindow, 999), 4159);
     }
 
     #[test]
