@@ -90,6 +90,12 @@ pub(super) enum Dialect {
     /// `RateLimit: r;t` (t = until the newest send leaves, rounded up);
     /// a 429 says `retry_after_ms` (until the oldest leaves).
     SlidingLogPolicy,
+    /// The demo server's sliding window counter (`sliding_window.lua`):
+    /// windows of 1 s at each whole second of sim time plus `phase_ms`,
+    /// admitting while `prev · overlap + cur + 1 ≤ 20`; IETF fields
+    /// (`t` = until the current window's count leaves the pair, rounded
+    /// up: up to 2 s); a 429 says `retry_after_ms`.
+    CounterPolicy { phase_ms: u64 },
 }
 
 /// The fixed window of `Dialect::FixedWindowEpoch`.
@@ -102,6 +108,9 @@ struct Bucket {
     opened: f64,
     /// Admission times of the last second (`SlidingLog`).
     log: std::collections::VecDeque<f64>,
+    /// The counter's window number, current and previous counts
+    /// (`CounterPolicy`).
+    counter: (i64, f64, f64),
 }
 
 impl Bucket {
@@ -190,7 +199,58 @@ impl Bucket {
         )
     }
 
+    fn respond_counter(&mut self, t: f64, phase_ms: u64) -> (StatusCode, Signal) {
+        let now = t + phase_ms as f64 / 1000.0;
+        let index = now.floor() as i64;
+        let (stored, cur, prev) = self.counter;
+        let (mut cur, prev) = match stored {
+            _ if stored == index => (cur, prev),
+            _ if stored == index - 1 => (0.0, cur),
+            _ => (0.0, 0.0),
+        };
+        let into = now - index as f64;
+        let mut estimate = prev * (1.0 - into) + cur;
+        let allowed = estimate + 1.0 <= CAPACITY;
+        if allowed {
+            cur += 1.0;
+            estimate += 1.0;
+        }
+        self.counter = (index, cur, prev);
+        let to_end = 1.0 - into;
+        let reset = if cur > 0.0 {
+            to_end + 1.0
+        } else if prev > 0.0 {
+            to_end
+        } else {
+            0.0
+        };
+        let policy = Quota::new(QuotaSource::IetfList)
+            .with_limit(CAPACITY as u64)
+            .with_window(Duration::from_secs(1))
+            .with_remaining((CAPACITY - estimate).max(0.0).floor() as u64)
+            .with_reset(Duration::from_secs(reset.ceil() as u64));
+        if allowed {
+            return (StatusCode::OK, Signal::from_parts(None, vec![policy]));
+        }
+        let retry = if cur + 1.0 <= CAPACITY {
+            1.0 - (CAPACITY - cur - 1.0) / prev - into
+        } else {
+            to_end + (1.0 - (CAPACITY - 1.0) / cur).max(0.0)
+        };
+        let hint = RetryHint::new(
+            Duration::from_secs_f64(retry.max(0.001)),
+            HintSource::ProblemRetryAfterMs,
+        );
+        (
+            StatusCode::TOO_MANY_REQUESTS,
+            Signal::from_parts(Some(hint), vec![policy]),
+        )
+    }
+
     fn respond(&mut self, t: f64, dialect: Dialect) -> (StatusCode, Signal) {
+        if let Dialect::CounterPolicy { phase_ms } = dialect {
+            return self.respond_counter(t, phase_ms);
+        }
         if let Dialect::SlidingLog { hint } = dialect {
             return self.respond_log(t, hint, false);
         }
@@ -448,6 +508,7 @@ pub(super) fn run_staggered_herd(
         at: 0.0,
         opened: f64::NEG_INFINITY,
         log: std::collections::VecDeque::new(),
+        counter: (i64::MIN, 0.0, 0.0),
     };
     let mut events: BinaryHeap<Reverse<(Duration, u64, usize)>> = BinaryHeap::new();
     let mut seq = 0u64;
@@ -808,6 +869,34 @@ fn simulated_epoch_windows_are_met_at_their_end() {
                     if out.sent > most || out.elapsed > Duration::from_millis(4300) {
                         missed.push(format!("{dialect:?} c={concurrency} seed {seed}: {out:?}"));
                     }
+                }
+            }
+        }
+    }
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
+/// The sliding window counter with IETF fields: its reset (up to two
+/// windows) is no fixed window's end, and after one refusal the client
+/// paces at the 19 per window the counter sustains. Before: held until each
+/// 2 s reset as a fixed window (10.0 s on the demo server), then, paced at
+/// the policy rate, 105 sent. The floor (a client sending the instant the
+/// counter admits) is the first window's rest plus 4.16 s. Entered at a
+/// window's start (phase 0), the first refusal's hint ends at the next
+/// boundary, where the mirror, refilled while the retry waited, sends
+/// more than the counter's first unit: one more refusal (102, measured).
+#[test]
+fn simulated_sliding_window_counter_is_paced_below_its_limit() {
+    let mut missed = Vec::new();
+    for phase_ms in [0, 300, 700, 950] {
+        for concurrency in [1, 4] {
+            for seed in 0..4 {
+                let dialect = Dialect::CounterPolicy { phase_ms };
+                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                let floor = Duration::from_millis(1000 - phase_ms + 4158);
+                let most = if phase_ms == 0 { 102 } else { 101 };
+                if out.sent > most || out.elapsed > floor.mul_f64(1.1) {
+                    missed.push(format!("{dialect:?} c={concurrency} seed {seed}: {out:?}"));
                 }
             }
         }
