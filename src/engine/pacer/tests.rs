@@ -390,20 +390,7 @@ fn a_reset_beyond_one_window_is_no_fixed_window() {
     // with the counter's reset, our own pace, not a window.
     let refused_alone = |reset| {
         let mut pacer = Pacer::default();
-        let at = |seq: u64| {
-            t0 + if seq < 18 {
-                ms(seq)
-            } else {
-                ms(100 * (seq - 17))
-            }
-        };
-        for seq in 0..20 {
-            assert_eq!(pacer.admit(at(seq), Some(seq)), Ok(()), "send {seq}");
-            let policy = reading(19 - seq, 20, Some(Duration::from_secs(1)), Some(reset));
-            pacer.sync(at(seq), policy, 0);
-            pacer.on_success(at(seq), false);
-        }
-        pacer.on_throttle(t0 + ms(350), Some(ms(650)));
+        burst_then_refusal(&mut pacer, t0, reset);
         pacer
     };
     let counter = refused_alone(Duration::from_secs(2));
@@ -427,6 +414,12 @@ fn policy_1s(remaining: u64) -> QuotaReading {
 /// with what a sliding log would say: 18 at once (2 are left for
 /// newcomers), 2 more at the policy rate, then the 21st is refused.
 fn first_burst_refused(pacer: &mut Pacer, t0: Instant) {
+    burst_then_refusal(pacer, t0, Duration::from_secs(1));
+    assert!(pacer.window.is_known() && !pacer.window.is_sliding());
+}
+
+/// As [`first_burst_refused`], with `reset` in every reading.
+fn burst_then_refusal(pacer: &mut Pacer, t0: Instant, reset: Duration) {
     let at = |seq: u64| {
         t0 + if seq < 18 {
             ms(seq)
@@ -436,14 +429,14 @@ fn first_burst_refused(pacer: &mut Pacer, t0: Instant) {
     };
     for seq in 0..20 {
         assert_eq!(pacer.admit(at(seq), Some(seq)), Ok(()), "send {seq}");
-        pacer.sync(at(seq), policy_1s(19 - seq), 0);
+        let policy = reading(19 - seq, 20, Some(Duration::from_secs(1)), Some(reset));
+        pacer.sync(at(seq), policy, 0);
         pacer.answered(seq, at(seq), true);
         pacer.on_success(at(seq), false);
     }
     assert_eq!(pacer.admit(t0 + ms(350), Some(20)), Ok(()));
     pacer.answered(20, t0 + ms(350), false);
     pacer.on_throttle(t0 + ms(350), Some(ms(650)));
-    assert!(pacer.window.is_known() && !pacer.window.is_sliding());
 }
 
 /// After `first_burst_refused`, the next window's first send (seq 21) at
