@@ -398,6 +398,12 @@ fn a_reset_beyond_one_window_is_no_fixed_window() {
     // Paced at the 19 per window a counter sustains (its share untouched:
     // no others), not cut as if others spent it.
     assert_eq!(counter.rate(), Some(19.0));
+    // Shared with others (a refusal said so): our share of that.
+    let mut shared = refused_alone(Duration::from_secs(2));
+    shared.sharing.on_refusal();
+    let share = shared.sharing.share();
+    assert!(share < 1.0);
+    assert_eq!(shared.rate(), Some(20.0 * share * 19.0 / 20.0));
     // A fixed window's reset, refused alike, is learned as one, at the
     // policy rate.
     let window = refused_alone(Duration::from_secs(1));

@@ -432,7 +432,9 @@ mod tests {
         assert!(!stale(&window, true, ms(3), 4, end(3) + OFF_GRID + ms(1)));
         // A whole-second reset cannot name the end: never stale.
         assert!(!stale(&window, true, ms(3), 4, ms(1000)));
-        // Once the window is surely over, a rise is the next window's.
+        // Once the window is surely over (from its earliest end on), a rise
+        // is the next window's.
+        assert!(!stale(&window, true, ms(900), 4, Duration::from_micros(1)));
         assert!(!stale(
             &window,
             true,
