@@ -109,11 +109,11 @@
 //!    `signal::fields::Clock`) locates a clock-aligned boundary to a round
 //!    trip too. Where several dialects describe one quota, the tightest
 //!    reset is used. Within a window `remaining` only falls (as the mirror
-//!    assumes until a probe shows a refill): at concurrency
-//!    above one, a higher count whose precise reset names the same end as
-//!    the lowest read (even in the answer to an older send) was counted
-//!    before it and answered late; re-synced from, it would lift the mirror
-//!    a unit above what is left (`window.rs`). A reset further than one
+//!    assumes until a probe shows a refill): at concurrency above one, a
+//!    higher count whose precise reset names the same end as the lowest
+//!    read (even in the answer to an older send) was counted before it and
+//!    answered late; re-synced from, it would lift the mirror a unit above
+//!    what is left (`window.rs`). A reset further than one
 //!    stated window (rounded up to whole seconds) is no fixed window's end:
 //!    a sliding window counter's quota is whole again only once the current
 //!    window's count has left the weighted pair, up to two windows away.
@@ -262,6 +262,7 @@ impl Pacer {
             // start, and less as it ends: the next admits its last unit only
             // at its very end, so `limit − 1` per window is what lasts.
             Some(policy) if self.counter => {
+                // (A limit of 1: half.)
                 let limit = self.policy_capacity.unwrap_or(1.0).max(1.0);
                 Some(policy * self.sharing.share() * (limit - 1.0).max(0.5) / limit)
             }
