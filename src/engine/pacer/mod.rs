@@ -446,8 +446,11 @@ impl Pacer {
         // In a fixed window, or while nothing refills the mirror before the
         // reset (a quota without a window, not yet probed), a higher count
         // for the same end is older news than the mirror holds: lifting it
-        // to `remaining − others` would take a unit already gone.
-        let falls_only = self.windowed() || self.rate().is_none();
+        // to `remaining − others` would take a unit already gone. Only with
+        // other requests of ours in flight, though: alone, no count can be
+        // older than the last one read, and a rise is units coming back (a
+        // sliding log read as windows: held back, they cost a whole reset).
+        let falls_only = (self.windowed() || self.rate().is_none()) && others > 0;
         if self.window.stale(falls_only, now, remaining, reading.reset) {
             return;
         }

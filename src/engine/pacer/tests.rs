@@ -582,3 +582,29 @@ fn a_refusal_of_a_spent_unprobed_quota_waits_for_the_probe() {
     other_limit.on_throttle(t0 + ms(1), Some(ms(999)));
     assert!(other_limit.rate().is_some());
 }
+
+/// A windowed quota (a refused probe) read out of the server's order: a
+/// higher count for the same precise end is older news only while others
+/// of our requests are in flight; alone, it is units coming back (a
+/// sliding log read as windows).
+#[test]
+fn a_higher_count_is_older_news_only_with_others_in_flight() {
+    let t0 = Instant::now();
+    let end = |at: u64| Some(ms(900 - at) + Duration::from_micros(300));
+    let spendable = |others| {
+        let mut pacer = Pacer {
+            refill: Refill::Windowed,
+            ..Pacer::default()
+        };
+        pacer.sync(t0, reading(2, 20, None, end(0)), 0);
+        pacer.sync(t0 + ms(1), reading(5, 20, None, end(1)), others);
+        (0..10)
+            .take_while(|_| pacer.admit(t0 + ms(2), None).is_ok())
+            .count()
+    };
+    // Three in flight: the 5 was counted before the 2; what the mirror
+    // held (2) stands.
+    assert_eq!(spendable(3), 2);
+    // Alone: 5 are back.
+    assert_eq!(spendable(0), 5);
+}
