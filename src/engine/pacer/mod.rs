@@ -118,8 +118,9 @@
 //!    a sliding window counter's quota is whole again only once the current
 //!    window's count has left the weighted pair, up to two windows away.
 //!    Such a quota is neither held until its reset nor learned as a window
-//!    from a refusal (read as one, it was paced 2.0–2.5× slower than the
-//!    plain `Retry-After` client). A refusal while we alone drew it down
+//!    from a refusal (read as one, 100 successes at 20 per second took
+//!    10.0 s on the demo server, where the plain `Retry-After` client took
+//!    8.0 s and the floor is about 5 s). A refusal while we alone drew it down
 //!    shows the counter's own limit instead: a full window weighs its whole
 //!    count into the next one at its start, which admits its last unit only
 //!    at its very end, so `limit − 1` per window is what lasts, and the
@@ -364,8 +365,7 @@ impl Pacer {
     /// pace this quota (no policy stated; module docs, 2).
     fn learned_cycle(&self) -> Option<(f64, Duration)> {
         if self.window.is_sliding() {
-            let limit = self.policy_capacity?;
-            return Some((limit, wait_from_secs(limit / self.policy_rate?)));
+            return Some((self.policy_capacity?, self.policy_window()?));
         }
         if self.policy_capacity.is_some() || !self.window.is_known() {
             return None;
@@ -540,15 +540,19 @@ impl Pacer {
         }
     }
 
+    /// The stated window: `limit` units per this.
+    fn policy_window(&self) -> Option<Duration> {
+        Some(wait_from_secs(self.policy_capacity? / self.policy_rate?))
+    }
+
     /// Whether `reset` fits in one stated window, rounded up to whole
     /// seconds as resets are: a fixed window's end is never further. (A
     /// sliding window counter's reset, when its current window's count has
     /// left the weighted pair, is up to two windows away.)
     fn within_a_window(&self, reset: Duration) -> bool {
-        let (Some(limit), Some(rate)) = (self.policy_capacity, self.policy_rate) else {
+        let Some(window) = self.policy_window() else {
             return true;
         };
-        let window = wait_from_secs(limit / rate);
         let whole = window.as_secs() + u64::from(window.subsec_nanos() > 0);
         reset <= Duration::from_secs(whole)
     }

@@ -261,7 +261,7 @@ impl Window {
 fn precise_end(now: Instant, reset: Option<Duration>) -> Option<Instant> {
     reset
         .filter(|d| d.subsec_nanos() != 0)
-        .and_then(|d| now.checked_add(d))
+        .map(|d| later(now, d))
 }
 
 #[cfg(test)]
