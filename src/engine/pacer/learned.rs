@@ -13,6 +13,15 @@
 //!   opened no earlier than that first success was sent. Bursts that did
 //!   not spend [`BURST_SPENT`] of the capacity say nothing of a window (a
 //!   bucket's hint is often the time to its next unit only).
+//!
+//! A learned cycle is refused only when the burst does not come back whole
+//! within it: a sliding window counter (its previous window's count weighs
+//! on the next one, so a burst at a window's start is refused partway),
+//! a window longer than the cycle measured, or others spending the quota.
+//! Bursts are wrong for all three: from then on the client *trickles*,
+//! one unit at a time at the rate the cycle sustains less one unit
+//! ([`Trickle`]), halved by each refusal after that and grown back by one
+//! burst's share of it per success (AIMD, as the sharing rule does).
 
 use std::time::{Duration, Instant};
 
@@ -25,6 +34,15 @@ use super::{BURST_SPENT, MEASURE_HORIZON, secs};
 struct Anchor {
     at: Instant,
     successes: u64,
+}
+
+/// Uniform pacing once a learned cycle's burst was refused (module docs).
+#[derive(Debug, Clone, Copy)]
+struct Trickle {
+    /// Units per second now.
+    rate: f64,
+    /// The most it grows back to: `(burst − 1) / cycle`.
+    ceiling: f64,
 }
 
 /// What refusals taught about the quota.
@@ -41,6 +59,7 @@ pub(super) struct Learned {
     refused_burst: Option<Instant>,
     /// The last refusal measured the capacity (the burst before it).
     capacity_from_last_refusal: bool,
+    trickle: Option<Trickle>,
 }
 
 impl Learned {
@@ -53,6 +72,31 @@ impl Learned {
     /// The burst: the successes before the first refusal.
     pub(super) fn capacity(&self) -> Option<f64> {
         self.capacity
+    }
+
+    /// The rate to trickle at, once a learned cycle's burst was refused
+    /// (module docs).
+    pub(super) fn trickle(&self) -> Option<f64> {
+        self.trickle.map(|t| t.rate)
+    }
+
+    /// A refusal while the learned cycle (or the trickle) paced the quota:
+    /// trickle at what the cycle sustains less one unit, or at half the
+    /// trickle's rate. (A counter sustains one unit less per window than
+    /// its limit: its last unit falls due at the very boundary.)
+    pub(super) fn refused_in_cycle(&mut self) {
+        if let Some(trickle) = self.trickle.as_mut() {
+            trickle.rate /= 2.0;
+            return;
+        }
+        let (Some(burst), Some(period)) = (self.capacity, self.period) else {
+            return;
+        };
+        let ceiling = (burst - 1.0).max(0.5) / secs(period).max(f64::EPSILON);
+        self.trickle = Some(Trickle {
+            rate: ceiling,
+            ceiling,
+        });
     }
 
     /// Successes since the last refusal.
@@ -97,6 +141,9 @@ impl Learned {
             return false;
         }
         self.successes_since_throttle += 1;
+        if let (Some(trickle), Some(burst)) = (self.trickle.as_mut(), self.capacity) {
+            trickle.rate = (trickle.rate + trickle.ceiling / burst.max(1.0)).min(trickle.ceiling);
+        }
         let measured = match self.refused_burst.take() {
             Some(start) => {
                 self.cycle(now.saturating_duration_since(start));

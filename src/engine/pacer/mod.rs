@@ -11,6 +11,7 @@
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
+//! | no quota, a burst that does not come back whole (a sliding window counter, a window longer than the cycle, others spending) | a refusal while the learned cycle let the send go | one unit at a time at the cycle's burst less one per cycle, halved by each refusal after that (below, 2; `learned.rs`) |
 //!
 //! The mirror is a token estimate `E` that refills at a rate and is spent one
 //! unit per send (so requests in flight are reserved: C concurrent tasks do
@@ -42,6 +43,15 @@
 //!    the cycle's end (point 6's learned windows), a bucket included (it
 //!    refills the burst within the cycle too). A bare refusal before any
 //!    cycle is known waits [`Config::unhinted_wait`](crate::Config::unhinted_wait).
+//!    A refusal while the cycle let the send go says the burst does not
+//!    come back whole (a sliding window counter refuses a burst at a
+//!    window's start, its previous window's count weighing on it): from
+//!    then on the client trickles, one unit at a time at `(burst − 1) /
+//!    cycle` (what a counter sustains), halved by each refusal after that
+//!    and grown back by a burst's share of it per success. On the demo
+//!    server's counter with `Retry-After` only: 105/116 requests for 100
+//!    successes (c=1/c=4) before, 102/107 after; bare 429s: 108/126
+//!    before, 102/108 after.
 //!
 //! 3. **Sharing.** A refusal although the policy rate said a unit was there
 //!    means others spend the same quota (other processes on one API key).
@@ -268,15 +278,19 @@ impl Pacer {
                 Some(policy * self.sharing.share() * (limit - 1.0).max(0.5) / limit)
             }
             Some(policy) => Some(policy * self.sharing.share()),
-            None => self.observed_rate.or(self
+            None => self.observed_rate.or(self.learned.trickle()).or(self
                 .learned
                 .rate()
                 .filter(|_| !self.spent_unprobed || self.refill == Refill::Windowed)),
         }
     }
 
+    /// The most units the mirror holds: the policy's limit, else one
+    /// while trickling (no bursts: `learned.rs`), else the learned burst.
     fn capacity(&self) -> Option<f64> {
-        self.policy_capacity.or(self.learned.capacity())
+        self.policy_capacity
+            .or(self.learned.trickle().map(|_| 1.0))
+            .or(self.learned.capacity())
     }
 
     fn capped(&self, tokens: f64) -> f64 {
@@ -367,7 +381,10 @@ impl Pacer {
         if self.window.is_sliding() {
             return Some((self.policy_capacity?, self.policy_window()?));
         }
-        if self.policy_capacity.is_some() || !self.window.is_known() {
+        if self.policy_capacity.is_some()
+            || !self.window.is_known()
+            || self.learned.trickle().is_some()
+        {
             return None;
         }
         Some((self.learned.capacity()?, self.learned.period()?))
@@ -622,6 +639,13 @@ impl Pacer {
 
     fn refused(&mut self, now: Instant, hint: Option<Duration>) {
         self.last_reading = None;
+        // Refused although the learned cycle (or the trickle after it) let
+        // the send go: the burst does not come back whole (`learned.rs`).
+        if self.policy_capacity.is_none()
+            && (self.learned_cycle().is_some() || self.learned.trickle().is_some())
+        {
+            self.learned.refused_in_cycle();
+        }
         self.spent_unprobed = self.policy_rate.is_none()
             && self.policy_capacity.is_some()
             && self.refill == Refill::Unknown

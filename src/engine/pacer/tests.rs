@@ -199,7 +199,7 @@ fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
 }
 
 #[test]
-fn refusals_teach_the_rate() {
+fn refusals_teach_the_rate_then_a_refused_cycle_trickles() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
     // 20 successes, then a refusal saying "full again in 1 s".
@@ -214,14 +214,27 @@ fn refusals_teach_the_rate() {
         assert_eq!(pacer.admit(resume, None), Ok(()));
     }
     assert_eq!(pacer.admit(resume, None), Err(ms(51)));
-    // Two refusals 0.5 s apart (by their hints) with 5 successes between: 10/s.
+    // The success after the wait confirmed a window of 20 per 1 s; refused
+    // 5 successes into the next burst, the burst does not come back whole:
+    // one unit at a time at 19/s (the cycle less one unit), no bursts.
     let t1 = resume + ms(100);
     for _ in 0..5 {
         pacer.on_success(resume, false);
     }
     pacer.on_throttle(t1, Some(ms(400)));
-    let rate = pacer.rate().unwrap_or_default();
-    assert!((rate - 5.0 / 0.5).abs() < 1e-9, "{rate}");
+    assert_eq!(pacer.rate(), Some(19.0));
+    let back = t1 + ms(400);
+    assert_eq!(pacer.admit(back, None), Ok(()));
+    assert!(pacer.admit(back, None).is_err(), "a burst of one");
+    // Refused again: half that, grown back by a burst's share per success.
+    pacer.on_throttle(back + ms(1), Some(ms(100)));
+    assert_eq!(pacer.rate(), Some(9.5));
+    pacer.on_success(back + ms(200), false);
+    assert_eq!(pacer.rate(), Some(9.5 + 19.0 / 20.0));
+    for _ in 0..20 {
+        pacer.on_success(back + ms(200), false);
+    }
+    assert_eq!(pacer.rate(), Some(19.0), "no further than the cycle's");
 }
 
 #[test]

@@ -96,6 +96,10 @@ pub(super) enum Dialect {
     /// (`t` = until the current window's count leaves the pair, rounded
     /// up: up to 2 s); a 429 says `retry_after_ms`.
     CounterPolicy { phase_ms: u64 },
+    /// The same counter with no quota fields: a 429 says `Retry-After` in
+    /// whole seconds (its `retry_after_ms` rounded up, at least 1, as the
+    /// demo server's `retry-after` style), or nothing at all (`bare`).
+    CounterHints { phase_ms: u64, hint: bool },
 }
 
 /// The fixed window of `Dialect::FixedWindowEpoch`.
@@ -250,6 +254,16 @@ impl Bucket {
     fn respond(&mut self, t: f64, dialect: Dialect) -> (StatusCode, Signal) {
         if let Dialect::CounterPolicy { phase_ms } = dialect {
             return self.respond_counter(t, phase_ms);
+        }
+        if let Dialect::CounterHints { phase_ms, hint } = dialect {
+            let (status, signal) = self.respond_counter(t, phase_ms);
+            let seconds = signal.retry_after().filter(|_| hint).map(|h| {
+                RetryHint::new(
+                    Duration::from_secs(h.delay().as_secs_f64().ceil().max(1.0) as u64),
+                    HintSource::RetryAfterSeconds,
+                )
+            });
+            return (status, Signal::from_parts(seconds, Vec::new()));
         }
         if let Dialect::SlidingLog { hint } = dialect {
             return self.respond_log(t, hint, false);
@@ -897,6 +911,44 @@ fn simulated_sliding_window_counter_is_paced_below_its_limit() {
                 let most = if phase_ms == 0 { 102 } else { 101 };
                 if out.sent > most || out.elapsed > floor.mul_f64(1.1) {
                     missed.push(format!("{dialect:?} c={concurrency} seed {seed}: {out:?}"));
+                }
+            }
+        }
+    }
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
+/// The sliding window counter with no quota fields. Its first refusal's
+/// whole-second hint is a fixed window's (`ceil(to_end + 50 ms)`), so the
+/// learned cycle bursts; the counter refuses the next burst partway (the
+/// previous window's count weighs on it), and from then on the client
+/// trickles at the cycle's burst less one unit (19/s). Before: a burst per
+/// cycle, refused partway every cycle (105–107 sent at c=1, 116–128 at
+/// c=4, 5.2–7.5 s). Two refusals (up to C requests each in flight at c=4)
+/// are the least a client that bursts on a fixed window spends here: up to
+/// its second refusal the counter answers as a fixed window would. Entered
+/// at a window's start (phase 0) the first hint is 2 s and the counter
+/// comes back whole every 2 s: a cycle it never refuses (8.1 s, as the
+/// plain `Retry-After` client's 8.0 s on the demo server), and bare, the
+/// first retry 1 s later is refused too (a 3 s cycle: 12.4–12.8 s).
+#[test]
+fn simulated_sliding_window_counter_without_fields_trickles_after_a_refused_burst() {
+    let mut missed = Vec::new();
+    for hint in [true, false] {
+        for phase_ms in [0, 300, 700, 950] {
+            for concurrency in [1, 4] {
+                for seed in 0..3 {
+                    let dialect = Dialect::CounterHints { phase_ms, hint };
+                    let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                    let most = 100 + 2 * concurrency as u64;
+                    let slowest = match (phase_ms, hint) {
+                        (0, true) => Duration::from_millis(8300),
+                        (0, false) => Duration::from_secs(13),
+                        _ => Duration::from_millis(6500),
+                    };
+                    if out.sent > most || out.elapsed > slowest {
+                        missed.push(format!("{dialect:?} c={concurrency} seed {seed}: {out:?}"));
+                    }
                 }
             }
         }
