@@ -467,8 +467,14 @@ impl Pacer {
         // other requests of ours in flight, though: alone, no count can be
         // older than the last one read, and a rise is units coming back (a
         // sliding log read as windows: held back, they cost a whole reset).
-        let falls_only = (self.windowed() || self.rate().is_none()) && others > 0;
-        if self.window.stale(falls_only, now, remaining, reading.reset) {
+        // Whatever the reset's precision, a count no higher than our
+        // requests in flight at the lowest reading could hold is theirs,
+        // answered late (`Window::stale_in_flight`).
+        let counts_fall = self.windowed() || self.rate().is_none();
+        let falls_only = counts_fall && others > 0;
+        if self.window.stale(falls_only, now, remaining, reading.reset)
+            || self.window.stale_in_flight(counts_fall, now, remaining)
+        {
             return;
         }
         self.last_reading = Some((now, remaining));
@@ -489,7 +495,7 @@ impl Pacer {
             Some(current) => current.clamp(low, high),
             None => low,
         };
-        let window_end = self.window.read(now, raw_remaining, reading.reset);
+        let window_end = self.window.read(now, raw_remaining, reading.reset, others);
         self.notice_sliding(raw_remaining, others);
         if self.window.is_sliding() {
             // What the server reports, less what our requests in flight may
