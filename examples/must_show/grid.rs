@@ -4,7 +4,9 @@
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
-use courteous::testing::{Dialect, FixedWindow, RetryAfterStyle, SlidingLog, TokenBucket};
+use courteous::testing::{
+    Dialect, FixedWindow, RetryAfterStyle, SlidingLog, SlidingWindowCounter, TokenBucket,
+};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -20,6 +22,7 @@ enum Server {
     Bucket(TokenBucket),
     Window(FixedWindow),
     Log(SlidingLog),
+    Counter(SlidingWindowCounter),
 }
 
 /// The same builder calls on each responder type (they share no trait).
@@ -53,6 +56,11 @@ impl Server {
                 let log = SlidingLog::with_window(limit, WINDOW).expect("WINDOW is not zero");
                 Server::Log(styled!(log, style))
             }
+            Limiter::SlidingWindow => {
+                let counter =
+                    SlidingWindowCounter::with_window(limit, WINDOW).expect("WINDOW is not zero");
+                Server::Counter(styled!(counter, style))
+            }
         }
     }
 
@@ -61,6 +69,7 @@ impl Server {
             Server::Bucket(r) => (r.received(), r.rejected()),
             Server::Window(r) => (r.received(), r.rejected()),
             Server::Log(r) => (r.received(), r.rejected()),
+            Server::Counter(r) => (r.received(), r.rejected()),
         }
     }
 }
@@ -70,7 +79,7 @@ fn fixed_window() -> FixedWindow {
 }
 
 /// The server, noting the wall clock when the first request reached it
-/// (the clock-aligned window's floor depends on it).
+/// (the clock-aligned windows' floors depend on it).
 struct Recorded {
     server: Server,
     first: Arc<OnceLock<SystemTime>>,
@@ -83,6 +92,7 @@ impl Respond for Recorded {
             Server::Bucket(r) => r.respond(request),
             Server::Window(r) => r.respond(request),
             Server::Log(r) => r.respond(request),
+            Server::Counter(r) => r.respond(request),
         }
     }
 }
@@ -167,7 +177,7 @@ fn pick<T: Copy>(only: &[T], all: &[T]) -> Vec<T> {
 
 pub(crate) fn print_header() {
     println!(
-        "{:<20} {:<11} {:>2} {:<10} {:>5} {:>5} {:>4} {:>8} {:>5} {:>6} {:>6}  verdict",
+        "{:<22} {:<11} {:>2} {:<10} {:>5} {:>5} {:>4} {:>8} {:>5} {:>6} {:>6}  verdict",
         "limiter (20 per 1 s)",
         "headers",
         "C",
@@ -185,7 +195,7 @@ pub(crate) fn print_header() {
 fn print_row(cell: &Cell, client: &str, run: &Run, reference: &Run, verdict: &str) {
     let elapsed = run.elapsed.as_secs_f64();
     println!(
-        "{:<20} {:<11} {:>2} {:<10} {:>5} {:>5} {:>4} {:>6.2} s {:>5.2} {:>4.2} s {:>6.2}  {verdict}",
+        "{:<22} {:<11} {:>2} {:<10} {:>5} {:>5} {:>4} {:>6.2} s {:>5.2} {:>4.2} s {:>6.2}  {verdict}",
         cell.limiter.name(),
         cell.style.name(),
         cell.concurrency,
@@ -208,7 +218,7 @@ pub(crate) async fn run_all(cells: &[Cell]) -> Result<Vec<String>, String> {
     for cell in cells {
         let phase = limiters::phase(SystemTime::now());
         let reference = run(cell, ClientKind::RetryAfterSeconds).await?;
-        if cell.limiter == Limiter::WindowClock {
+        if cell.limiter.aligned_to_clock() {
             wait_for_phase(phase).await;
         }
         let polite = run(cell, ClientKind::Polite).await?;

@@ -12,7 +12,15 @@
 //! - a fixed window aligned to the clock: the first window ends `W − φ`
 //!   after the first request (`φ`: how far into its window the first request
 //!   fell, read from the wall clock when the server saw it), then
-//!   `⌈N / L⌉ − 2` more whole windows: between 3.0 and 4.0 s.
+//!   `⌈N / L⌉ − 2` more whole windows: between 3.0 and 4.0 s;
+//! - the sliding window counter (windows aligned to the clock, the previous
+//!   one weighted by how much of it still overlaps): computed by admitting
+//!   each request the millisecond the counter's rule first would
+//!   (`sliding_window_floor`), as `demo-server compare` computes it: `L` in
+//!   the first window, then `L − 1` per window (a full window lets the next
+//!   admit one less), so the first window's end `W − φ`, 4 windows of 19 and
+//!   the 5th's first 4 units (the last 158 ms in): `W − φ` + 4.16 s, between
+//!   4.16 and 5.16 s.
 
 use std::num::NonZeroU32;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -45,14 +53,19 @@ pub(crate) enum Limiter {
     WindowClock,
     /// Sliding log: at most `LIMIT` admissions in any window.
     SlidingLog,
+    /// Sliding window counter: windows aligned to the wall clock's whole
+    /// seconds, the previous one's count weighted by its overlap (the demo
+    /// server's `sliding_window.lua`; Cloudflare, nginx-style limiters).
+    SlidingWindow,
 }
 
 impl Limiter {
-    pub(crate) const ALL: [Limiter; 4] = [
+    pub(crate) const ALL: [Limiter; 5] = [
         Limiter::TokenBucket,
         Limiter::WindowFromFirst,
         Limiter::WindowClock,
         Limiter::SlidingLog,
+        Limiter::SlidingWindow,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -61,7 +74,15 @@ impl Limiter {
             Limiter::WindowFromFirst => "window from 1st req",
             Limiter::WindowClock => "window on the clock",
             Limiter::SlidingLog => "sliding log",
+            Limiter::SlidingWindow => "sliding window counter",
         }
+    }
+
+    /// Whether its windows are aligned to the wall clock, so its floor (and
+    /// what a whole-second delta reset says of the boundary) depends on the
+    /// phase of the first request.
+    pub(crate) fn aligned_to_clock(self) -> bool {
+        matches!(self, Limiter::WindowClock | Limiter::SlidingWindow)
     }
 
     /// The floor for a run whose first request reached the server at
@@ -81,8 +102,48 @@ impl Limiter {
                 let to_boundary = WINDOW - phase(first);
                 to_boundary + WINDOW * window.saturating_sub(2)
             }
+            Limiter::SlidingWindow => sliding_window_floor(first),
         }
     }
+}
+
+/// The sliding window counter's floor: a client sending the instant the
+/// counter admits, millisecond by millisecond from `first`, by the demo
+/// server's rule (`demo-server/src/algorithms/sliding_window.lua`, which the
+/// `SlidingWindowCounter` responder follows): windows aligned to the clock,
+/// admitted while `previous · overlap + current + 1 ≤ L`. The same walk as
+/// `demo-server compare`'s `sliding_window_floor_ms`, in exact integers.
+/// After the first window's burst every window admits `L − 1` (its last
+/// unit is due at the very boundary), so the `N`th success comes about
+/// 160 ms into window `⌈N / L⌉` after the first request's.
+fn sliding_window_floor(first: SystemTime) -> Duration {
+    let window_ms = u64::try_from(WINDOW.as_millis()).unwrap_or(u64::MAX);
+    let since_epoch = first.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let first_ms = u64::try_from(since_epoch.as_millis()).unwrap_or(0);
+    let limit = u64::from(LIMIT);
+    let (mut previous, mut current, mut index) = (0, 0, first_ms / window_ms);
+    let mut admitted = 0;
+    // Twice the windows the limit alone would need: ample, as every
+    // window admits at least `L − 1`.
+    let end = first_ms + 2 * SUCCESSES.div_ceil(limit) * window_ms;
+    for now in first_ms..end {
+        let window = now / window_ms;
+        if window != index {
+            previous = if window == index + 1 { current } else { 0 };
+            current = 0;
+            index = window;
+        }
+        // The previous window's overlap is `left / window_ms`.
+        let left = window_ms - now % window_ms;
+        while previous * left + (current + 1) * window_ms <= limit * window_ms {
+            current += 1;
+            admitted += 1;
+            if admitted == SUCCESSES {
+                return Duration::from_millis(now - first_ms);
+            }
+        }
+    }
+    Duration::from_millis(end - first_ms)
 }
 
 /// How far into its clock-aligned window `wall` is.
@@ -160,12 +221,13 @@ impl Cell {
 
     /// Whether the headers locate the window's boundary (or the bucket's
     /// refill) well enough to hold the client to the floor: quota fields,
-    /// except on a clock-aligned window whose whole-second delta reset
-    /// (`t=1` at every instant of a 1 s window) says nothing of its phase.
-    /// The same rule as `demo-server compare`'s.
+    /// except on clock-aligned windows (the fixed window's, the sliding
+    /// window counter's) whose whole-second delta reset (`t=1` at every
+    /// instant of a 1 s window, the counter's `t=2`) says nothing of their
+    /// phase. The same rule as `demo-server compare`'s.
     pub(crate) fn locates_boundary(&self) -> bool {
         self.style.has_quota()
-            && !(self.limiter == Limiter::WindowClock
+            && !(self.limiter.aligned_to_clock()
                 && matches!(self.style, HeaderStyle::Ietf | HeaderStyle::IetfLegacy))
     }
 }
@@ -241,6 +303,24 @@ mod tests {
         );
     }
 
+    #[test]
+    fn sliding_window_counter_floors() {
+        // `demo-server compare`'s figures: 544 ms to the boundary, then 4
+        // windows of 19 and 4 of the 5th (at 0, 53, 106 and 158 ms, as the
+        // previous window held 19).
+        let counter = Limiter::SlidingWindow;
+        assert_eq!(counter.floor(at_ms(123_456)), Duration::from_millis(4702));
+        assert_eq!(counter.floor(at_ms(999)), Duration::from_millis(4159));
+        // Only the phase counts: the same 544 ms to the boundary.
+        assert_eq!(
+            counter.floor(at_ms(1_798_761_599_456)),
+            Duration::from_millis(4702)
+        );
+        // On the boundary: 20 at once, 19 in each of the next 4 windows
+        // (96 in all), then 4 more, the last 158 ms into the 6th.
+        assert_eq!(counter.floor(at_ms(5_000)), Duration::from_millis(5158));
+    }
+
     fn cell(limiter: Limiter, style: HeaderStyle, concurrency: u64) -> Cell {
         Cell {
             limiter,
@@ -263,6 +343,10 @@ mod tests {
         let clock = Limiter::WindowClock;
         assert!(!cell(clock, HeaderStyle::Ietf, 1).locates_boundary());
         assert!(cell(clock, HeaderStyle::XRatelimit, 1).locates_boundary());
+        let counter = Limiter::SlidingWindow;
+        assert!(!cell(counter, HeaderStyle::IetfLegacy, 4).locates_boundary());
+        assert!(cell(counter, HeaderStyle::XRatelimit, 1).locates_boundary());
+        assert!(!cell(counter, HeaderStyle::Bare, 1).locates_boundary());
     }
 
     #[test]

@@ -11,11 +11,12 @@
 //!    with bare 429s, at most 105 requests at concurrency 1 and 108 at 4.
 //! 2. **Every kind of limiter** (issue 10; `grid.rs`, `limiters.rs`): token
 //!    bucket, fixed window opened by the first request, fixed window aligned
-//!    to the clock and sliding log (20 per 1 s each) × header style (`ietf`
-//!    draft-11 fields with policy, `ietf-legacy` `RateLimit-Limit/Remaining/
-//!    Reset`, `x-ratelimit` with an epoch reset, `retry-after` seconds only,
-//!    `bare`; the three quota styles also send `Retry-After` seconds on a
-//!    429) × concurrency. In each cell the "Retry-After seconds" reference
+//!    to the clock, sliding log and sliding window counter (20 per 1 s
+//!    each) × header style (`ietf` draft-11 fields with policy,
+//!    `ietf-legacy` `RateLimit-Limit/Remaining/Reset`, `x-ratelimit` with an
+//!    epoch reset, `retry-after` seconds only, `bare`; the three quota
+//!    styles also send `Retry-After` seconds on a 429) × concurrency. In
+//!    each cell the "Retry-After seconds" reference
 //!    (`examples/retry_after_seconds.rs`: plain reqwest sleeping whole
 //!    seconds, 1 s without a hint) and the polite client run in turn, each
 //!    against a fresh server (on a clock-aligned window both start at the
@@ -27,10 +28,11 @@
 //!    only 100 + C; bare 105 at 1 and 108 at 4; elapsed at most 1.05× the
 //!    reference's in the same cell, and 1.1× the floor where the headers
 //!    locate the boundary. The default run measures a slice of the grid (the
-//!    limiters other than the bucket, `ietf`, about a minute); `--limiters`
-//!    runs all 40 cells instead of parts 1 and 3 (about 6 minutes), and
-//!    `--limiter`/`--style` narrow it. `demo-server compare --only limiters
-//!    --matrix` measures the same grid against the real server.
+//!    limiters other than the bucket, `ietf`, about a minute and a quarter);
+//!    `--limiters` runs all 50 cells instead of parts 1 and 3 (about 8
+//!    minutes), and `--limiter`/`--style` narrow it. `demo-server compare
+//!    --only limiters --matrix` measures the same grid against the real
+//!    server.
 //! 3. **Overhead.** Wrapped vs bare reqwest against a server with no limits:
 //!    at least 0.97x the throughput (at concurrency 1 from requests taking
 //!    turns, at 4 the median of paired runs; see `throughput.rs`).
@@ -112,10 +114,11 @@ pub(crate) const BARE_MAX_SENT: [(u64, u64); 2] = [(1, 105), (4, 108)];
 pub(crate) const THROUGHPUT_MIN_RATIO: f64 = 0.97;
 /// The limiters of the grid's slice in the default run: those the
 /// token-bucket scenarios do not cover (`--limiters` runs them all).
-const DEFAULT_LIMITERS: [Limiter; 3] = [
+const DEFAULT_LIMITERS: [Limiter; 4] = [
     Limiter::WindowFromFirst,
     Limiter::WindowClock,
     Limiter::SlidingLog,
+    Limiter::SlidingWindow,
 ];
 /// The header styles of the default run's grid slice: issue 10's first
 /// row (`--limiters` runs every style).

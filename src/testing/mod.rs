@@ -6,6 +6,8 @@
 //! - [`FixedWindow`]: `limit` requests per window, opened by the first
 //!   request or aligned to the clock.
 //! - [`SlidingLog`]: `limit` requests in any window (a log of admissions).
+//! - [`SlidingWindowCounter`]: `limit` requests per clock-aligned window,
+//!   the previous window's count weighted by how much of it still overlaps.
 //! - [`ThrottleThenOk`]: 429 for the first `n` requests, then 200.
 //! - [`Hostile`]: refuses everything, with any hint you give it, however
 //!   absurd (zero, past dates, 2⁶⁴, `1e300`, a 50 MB body, …).
@@ -43,6 +45,7 @@ mod github;
 mod hostile;
 mod shape;
 mod sliding_log;
+mod sliding_window;
 mod style;
 mod throttle_then_ok;
 mod token_bucket;
@@ -51,6 +54,7 @@ pub use fixed_window::FixedWindow;
 pub use github::GitHubApi;
 pub use hostile::Hostile;
 pub use sliding_log::SlidingLog;
+pub use sliding_window::SlidingWindowCounter;
 pub use style::{Dialect, RetryAfterStyle};
 pub use throttle_then_ok::ThrottleThenOk;
 pub use token_bucket::TokenBucket;
