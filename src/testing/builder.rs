@@ -73,3 +73,32 @@ macro_rules! dialect_methods {
 
 pub(crate) use dialect_methods;
 pub(crate) use shape_methods;
+
+/// Adds `per_second`, `per_minute` and `with_window` to a windowed
+/// responder type with `fn build(limit: NonZeroU32, window: Duration)`;
+/// `$per` words how `limit` relates to the window ("per", "in any").
+macro_rules! window_constructors {
+    ($ty:ident, $per:literal) => {
+        impl $ty {
+            #[doc = concat!("`limit` requests ", $per, " one second.")]
+            pub fn per_second(limit: std::num::NonZeroU32) -> Self {
+                Self::build(limit, std::time::Duration::from_secs(1))
+            }
+
+            #[doc = concat!("`limit` requests ", $per, " one minute.")]
+            pub fn per_minute(limit: std::num::NonZeroU32) -> Self {
+                Self::build(limit, std::time::Duration::from_secs(60))
+            }
+
+            #[doc = concat!("`limit` requests ", $per, " `window`; `None` when the window is zero.")]
+            pub fn with_window(
+                limit: std::num::NonZeroU32,
+                window: std::time::Duration,
+            ) -> Option<Self> {
+                (!window.is_zero()).then(|| Self::build(limit, window))
+            }
+        }
+    };
+}
+
+pub(crate) use window_constructors;

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use wiremock::{Request, Respond, ResponseTemplate};
 
-use super::builder::{dialect_methods, shape_methods};
+use super::builder::{dialect_methods, shape_methods, window_constructors};
 use super::counters::Counters;
 use super::shape::{QuotaState, Shape, Verdict};
 
@@ -63,21 +63,6 @@ struct Window {
 }
 
 impl FixedWindow {
-    /// `limit` requests per one-second window.
-    pub fn per_second(limit: NonZeroU32) -> Self {
-        Self::build(limit, Duration::from_secs(1))
-    }
-
-    /// `limit` requests per one-minute window.
-    pub fn per_minute(limit: NonZeroU32) -> Self {
-        Self::build(limit, Duration::from_secs(60))
-    }
-
-    /// `limit` requests per `window`; `None` when the window is zero.
-    pub fn with_window(limit: NonZeroU32, window: Duration) -> Option<Self> {
-        (!window.is_zero()).then(|| Self::build(limit, window))
-    }
-
     fn build(limit: NonZeroU32, window: Duration) -> Self {
         Self {
             limit,
@@ -150,6 +135,7 @@ impl FixedWindow {
 
 shape_methods!(FixedWindow);
 dialect_methods!(FixedWindow);
+window_constructors!(FixedWindow, "per");
 
 impl Respond for FixedWindow {
     fn respond(&self, _request: &Request) -> ResponseTemplate {

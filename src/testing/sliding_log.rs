@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use wiremock::{Request, Respond, ResponseTemplate};
 
-use super::builder::{dialect_methods, shape_methods};
+use super::builder::{dialect_methods, shape_methods, window_constructors};
 use super::counters::Counters;
 use super::shape::{QuotaState, Shape, Verdict};
 
@@ -65,21 +65,6 @@ pub struct SlidingLog {
 }
 
 impl SlidingLog {
-    /// `limit` requests in any one second.
-    pub fn per_second(limit: NonZeroU32) -> Self {
-        Self::build(limit, Duration::from_secs(1))
-    }
-
-    /// `limit` requests in any one minute.
-    pub fn per_minute(limit: NonZeroU32) -> Self {
-        Self::build(limit, Duration::from_secs(60))
-    }
-
-    /// `limit` requests in any `window`; `None` when the window is zero.
-    pub fn with_window(limit: NonZeroU32, window: Duration) -> Option<Self> {
-        (!window.is_zero()).then(|| Self::build(limit, window))
-    }
-
     fn build(limit: NonZeroU32, window: Duration) -> Self {
         Self {
             limit,
@@ -128,6 +113,7 @@ impl SlidingLog {
 
 shape_methods!(SlidingLog);
 dialect_methods!(SlidingLog);
+window_constructors!(SlidingLog, "in any");
 
 impl Respond for SlidingLog {
     fn respond(&self, _request: &Request) -> ResponseTemplate {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use wiremock::{Request, Respond, ResponseTemplate};
 
-use super::builder::{dialect_methods, shape_methods};
+use super::builder::{dialect_methods, shape_methods, window_constructors};
 use super::counters::Counters;
 use super::shape::{QuotaState, Shape, Verdict};
 
@@ -196,21 +196,6 @@ fn nanos(ns: u128) -> Duration {
 }
 
 impl SlidingWindowCounter {
-    /// `limit` requests per one-second window.
-    pub fn per_second(limit: NonZeroU32) -> Self {
-        Self::build(limit, Duration::from_secs(1))
-    }
-
-    /// `limit` requests per one-minute window.
-    pub fn per_minute(limit: NonZeroU32) -> Self {
-        Self::build(limit, Duration::from_secs(60))
-    }
-
-    /// `limit` requests per `window`; `None` when the window is zero.
-    pub fn with_window(limit: NonZeroU32, window: Duration) -> Option<Self> {
-        (!window.is_zero()).then(|| Self::build(limit, window))
-    }
-
     fn build(limit: NonZeroU32, window: Duration) -> Self {
         Self {
             limit,
@@ -245,6 +230,7 @@ impl SlidingWindowCounter {
 
 shape_methods!(SlidingWindowCounter);
 dialect_methods!(SlidingWindowCounter);
+window_constructors!(SlidingWindowCounter, "per");
 
 impl Respond for SlidingWindowCounter {
     fn respond(&self, _request: &Request) -> ResponseTemplate {
