@@ -20,8 +20,9 @@
 //! a window longer than the cycle measured, or others spending the quota.
 //! Bursts are wrong for all three: from then on the client *trickles*,
 //! one unit at a time at the rate the cycle sustains less one unit
-//! ([`Trickle`]), halved by each refusal after that and grown back by one
-//! burst's share of it per success (AIMD, as the sharing rule does).
+//! ([`Trickle`]), halved by each refusal after that (down to one unit per
+//! cycle) and grown back by one burst's share of it per success (AIMD, as
+//! the sharing rule does).
 
 use std::time::{Duration, Instant};
 
@@ -43,6 +44,10 @@ struct Trickle {
     rate: f64,
     /// The most it grows back to: `(burst − 1) / cycle`.
     ceiling: f64,
+    /// The least it halves to: one unit per cycle (refused all along, a
+    /// quota still gives that much back; lower, a wait would outgrow any
+    /// deadline and the scope would never learn it recovered).
+    least: f64,
 }
 
 /// What refusals taught about the quota.
@@ -86,16 +91,18 @@ impl Learned {
     /// its limit: its last unit falls due at the very boundary.)
     pub(super) fn refused_in_cycle(&mut self) {
         if let Some(trickle) = self.trickle.as_mut() {
-            trickle.rate /= 2.0;
+            trickle.rate = (trickle.rate / 2.0).max(trickle.least);
             return;
         }
         let (Some(burst), Some(period)) = (self.capacity, self.period) else {
             return;
         };
-        let ceiling = (burst - 1.0).max(0.5) / secs(period).max(f64::EPSILON);
+        let cycle = secs(period).max(f64::EPSILON);
+        let ceiling = (burst - 1.0).max(0.5) / cycle;
         self.trickle = Some(Trickle {
             rate: ceiling,
             ceiling,
+            least: ceiling.min(1.0 / cycle),
         });
     }
 

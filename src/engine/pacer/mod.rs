@@ -11,7 +11,7 @@
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
-//! | no quota, a burst that does not come back whole (a sliding window counter, a window longer than the cycle, others spending) | a refusal while the learned cycle let the send go | one unit at a time at the cycle's burst less one per cycle, halved by each refusal after that (below, 2; `learned.rs`) |
+//! | no quota, a burst that does not come back whole (a sliding window counter, a window longer than the cycle, others spending) | a refusal while the learned cycle let the send go | one unit at a time at the cycle's burst less one per cycle, halved by each refusal after that, down to one unit per cycle (below, 2; `learned.rs`) |
 //!
 //! The mirror is a token estimate `E` that refills at a rate and is spent one
 //! unit per send (so requests in flight are reserved: C concurrent tasks do
@@ -48,10 +48,10 @@
 //!    window's start, its previous window's count weighing on it): from
 //!    then on the client trickles, one unit at a time at `(burst − 1) /
 //!    cycle` (what a counter sustains), halved by each refusal after that
-//!    and grown back by a burst's share of it per success. On the demo
-//!    server's counter with `Retry-After` only: 105/116 requests for 100
-//!    successes (c=1/c=4) before, 102/107 after; bare 429s: 108/126
-//!    before, 102/108 after.
+//!    (down to one unit per cycle) and grown back by a burst's share of
+//!    it per success. On the demo server's counter with `Retry-After`
+//!    only: 105/116 requests for 100 successes (c=1/c=4) before, 102/105–107
+//!    after; bare 429s: 108/126 before, 102/108 after.
 //!
 //! 3. **Sharing.** A refusal although the policy rate said a unit was there
 //!    means others spend the same quota (other processes on one API key).

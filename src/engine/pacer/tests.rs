@@ -235,6 +235,11 @@ fn refusals_teach_the_rate_then_a_refused_cycle_trickles() {
         pacer.on_success(back + ms(200), false);
     }
     assert_eq!(pacer.rate(), Some(19.0), "no further than the cycle's");
+    // Refused all along: halved down to one unit per cycle, no further.
+    for i in 0..10 {
+        pacer.on_throttle(back + ms(300 + i), Some(ms(100)));
+    }
+    assert_eq!(pacer.rate(), Some(1.0));
 }
 
 #[test]
