@@ -333,6 +333,36 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_cycle_trickles_at_its_burst_less_one() {
+        let t0 = Instant::now();
+        let mut learned = Learned::default();
+        for i in 0..20 {
+            learned.on_success(t0 + ms(i), false);
+        }
+        learned.on_throttle(t0 + ms(20), None, false);
+        // The cycle: 500 ms from the burst's first success to the next.
+        assert!(learned.on_success(t0 + ms(500), false));
+        assert_eq!(learned.period(), Some(ms(500)));
+        assert_eq!(learned.trickle(), None);
+        learned.refused_in_cycle();
+        assert_eq!(learned.trickle(), Some(19.0 / 0.5));
+        learned.refused_in_cycle();
+        assert_eq!(learned.trickle(), Some(19.0));
+        // Each success gives back a burst's share of the ceiling.
+        learned.on_success(t0 + ms(600), false);
+        assert_eq!(learned.trickle(), Some(19.0 + 38.0 / 20.0));
+        // Never below one unit per cycle.
+        for _ in 0..10 {
+            learned.refused_in_cycle();
+        }
+        assert_eq!(learned.trickle(), Some(2.0));
+        // Nothing learned, nothing to trickle at.
+        let mut blank = Learned::default();
+        blank.refused_in_cycle();
+        assert_eq!(blank.trickle(), None);
+    }
+
+    #[test]
     fn the_horizon_bounds_a_measurement() {
         let t0 = Instant::now();
         let mut learned = Learned::default();

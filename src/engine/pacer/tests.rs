@@ -626,3 +626,61 @@ fn a_higher_count_is_older_news_only_with_others_in_flight() {
     // Alone: 5 are back.
     assert_eq!(spendable(0), 5);
 }
+
+/// A counter (its reset beyond one window) refused with whole-second
+/// hints: `remaining` is all it holds, of which only our share is claimed.
+/// With a precise hint, up to `R + 1` (a fraction of the next unit) as for
+/// a bucket.
+#[test]
+fn a_counter_refused_with_whole_seconds_reads_remaining_as_all_it_holds() {
+    let t0 = Instant::now();
+    let counter = |n| {
+        reading(
+            n,
+            20,
+            Some(Duration::from_secs(1)),
+            Some(Duration::from_secs(2)),
+        )
+    };
+    let refused_alone = |hint: Duration| {
+        let mut pacer = Pacer::default();
+        for i in 0..20 {
+            pacer.sync(t0 + ms(i), counter(19 - i), 0);
+            pacer.on_success(t0 + ms(i), false);
+        }
+        pacer.on_throttle(t0 + ms(21), Some(hint));
+        assert!(
+            pacer.counter,
+            "refused alone under a reset beyond one window"
+        );
+        pacer
+    };
+    let later = t0 + ms(1100);
+    // (Less the reserve left to newcomers until a second shows us alone.)
+    let mut coarse = refused_alone(Duration::from_secs(1));
+    coarse.sync(later, counter(3), 0);
+    let held = 3.0 - coarse.reserve(later);
+    assert!(held >= 1.0);
+    assert_eq!(coarse.available(later), Some(held));
+    let mut precise = refused_alone(ms(1050));
+    precise.sync(later, counter(3), 0);
+    let held = 3.0 - precise.reserve(later);
+    assert!(
+        precise
+            .available(later)
+            .is_some_and(|e| e > held + 0.9 && e < held + 1.0)
+    );
+    // Others spend it too (it fell by 10 while we had 1 in flight): our
+    // share of what it reports is ours.
+    let mut shared = refused_alone(Duration::from_secs(1));
+    shared.sync(t0 + ms(600), counter(15), 1);
+    shared.sync(t0 + ms(700), counter(5), 0);
+    shared.sync(later, counter(10), 0);
+    let ours = shared.available(later).unwrap_or_default();
+    let held = 10.0 - shared.reserve(later);
+    assert!(
+        (ours - held * shared.sharing.share()).abs() < 1e-9,
+        "{ours}"
+    );
+    assert!(shared.sharing.share() < 1.0);
+}
