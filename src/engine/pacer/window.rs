@@ -519,6 +519,11 @@ mod tests {
         // A quota known to refill continuously, or a window surely over.
         assert!(!opened().stale_in_flight(false, at(2), 8));
         assert!(!opened().stale_in_flight(true, at(1000), 8));
+        // The same count again (a weighted counter's can repeat) keeps the
+        // requests in flight at the first one.
+        let mut window = opened();
+        window.read(at(2), 6, second, 0);
+        assert!(window.stale_in_flight(true, at(3), 8));
         // A lower count starts a new lowest, with its own requests in flight.
         let mut window = opened();
         window.read(at(2), 4, second, 1);
