@@ -135,7 +135,10 @@
 //!    count into the next one at its start, which admits its last unit only
 //!    at its very end, so `limit − 1` per window is what lasts, and the
 //!    mirror refills at that (on the demo server, 105 sent for 100
-//!    successes at the policy rate, 101 at this one).
+//!    successes at the policy rate, 101 at this one). Refused with a
+//!    whole-second hint, a counter's `remaining` is read as all it holds,
+//!    not up to a unit more as a bucket's fraction: there a refusal costs
+//!    a second.
 //!
 //! 7. **Sliding logs.** A log of the last `w`'s requests gives each unit
 //!    back `w` after the request that took it, not all at once: read as a
