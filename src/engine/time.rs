@@ -33,6 +33,12 @@ pub(crate) fn apart(a: Instant, b: Instant) -> Duration {
         .max(b.saturating_duration_since(a))
 }
 
+/// Whether a hint or reset is a whole number of seconds (`Retry-After`'s
+/// and delta resets' unit: rounded, it says less than a finer one).
+pub(crate) fn is_whole_seconds(d: Duration) -> bool {
+    d.subsec_nanos() == 0
+}
+
 /// A float number of seconds as a wait: negative or `NaN` is zero, anything
 /// beyond [`MAX_SERVER_WAIT`] (infinity included) is `MAX_SERVER_WAIT`.
 pub(crate) fn wait_from_secs(secs: f64) -> Duration {

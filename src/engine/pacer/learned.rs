@@ -26,7 +26,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::time::later;
+use super::super::time::{is_whole_seconds, later};
 use super::{BURST_SPENT, MEASURE_HORIZON, secs};
 
 /// Where the current measurement starts: the instant a refusal's hint
@@ -233,11 +233,6 @@ impl Learned {
             }
         }
     }
-}
-
-/// Whether a hint is a whole number of seconds (`Retry-After`'s unit).
-fn is_whole_seconds(hint: Duration) -> bool {
-    hint.subsec_nanos() == 0
 }
 
 #[cfg(test)]

@@ -178,7 +178,7 @@ mod refill;
 mod sharing;
 mod window;
 
-use super::time::{later, wait_from_secs};
+use super::time::{is_whole_seconds, later, wait_from_secs};
 use cycle::Cycle;
 use learned::Learned;
 use refill::{Reading, Refill};
@@ -663,7 +663,7 @@ impl Pacer {
 
     fn refused(&mut self, now: Instant, hint: Option<Duration>) {
         self.last_reading = None;
-        self.coarse_hints = hint.is_none_or(|h| h.subsec_nanos() == 0);
+        self.coarse_hints = hint.is_none_or(is_whole_seconds);
         // Refused although the learned cycle (or the trickle after it) let
         // the send go: the burst does not come back whole (`learned.rs`).
         if self.policy_capacity.is_none()

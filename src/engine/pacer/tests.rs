@@ -408,7 +408,7 @@ fn a_reset_beyond_one_window_is_no_fixed_window() {
     // with the counter's reset, our own pace, not a window.
     let refused_alone = |reset| {
         let mut pacer = Pacer::default();
-        burst_then_refusal(&mut pacer, t0, reset);
+        burst_then_refusal(&mut pacer, t0, reset, ms(650));
         pacer
     };
     let counter = refused_alone(Duration::from_secs(2));
@@ -438,12 +438,13 @@ fn policy_1s(remaining: u64) -> QuotaReading {
 /// with what a sliding log would say: 18 at once (2 are left for
 /// newcomers), 2 more at the policy rate, then the 21st is refused.
 fn first_burst_refused(pacer: &mut Pacer, t0: Instant) {
-    burst_then_refusal(pacer, t0, Duration::from_secs(1));
+    burst_then_refusal(pacer, t0, Duration::from_secs(1), ms(650));
     assert!(pacer.window.is_known() && !pacer.window.is_sliding());
 }
 
-/// As [`first_burst_refused`], with `reset` in every reading.
-fn burst_then_refusal(pacer: &mut Pacer, t0: Instant, reset: Duration) {
+/// As [`first_burst_refused`], with `reset` in every reading and `hint`
+/// in the refusal (at 350 ms).
+fn burst_then_refusal(pacer: &mut Pacer, t0: Instant, reset: Duration, hint: Duration) {
     let at = |seq: u64| {
         t0 + if seq < 18 {
             ms(seq)
@@ -460,7 +461,7 @@ fn burst_then_refusal(pacer: &mut Pacer, t0: Instant, reset: Duration) {
     }
     assert_eq!(pacer.admit(t0 + ms(350), Some(20)), Ok(()));
     pacer.answered(20, t0 + ms(350), false);
-    pacer.on_throttle(t0 + ms(350), Some(ms(650)));
+    pacer.on_throttle(t0 + ms(350), Some(hint));
 }
 
 /// After `first_burst_refused`, the next window's first send (seq 21) at
@@ -644,11 +645,7 @@ fn a_counter_refused_with_whole_seconds_reads_remaining_as_all_it_holds() {
     };
     let refused_alone = |hint: Duration| {
         let mut pacer = Pacer::default();
-        for i in 0..20 {
-            pacer.sync(t0 + ms(i), counter(19 - i), 0);
-            pacer.on_success(t0 + ms(i), false);
-        }
-        pacer.on_throttle(t0 + ms(21), Some(hint));
+        burst_then_refusal(&mut pacer, t0, Duration::from_secs(2), hint);
         assert!(
             pacer.counter,
             "refused alone under a reset beyond one window"

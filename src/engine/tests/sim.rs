@@ -98,8 +98,8 @@ pub(super) enum Dialect {
     /// `Retry-After` in whole seconds (rounded up, at least 1).
     CounterPolicy { phase_ms: u64, seconds: bool },
     /// The same counter with no quota fields: a 429 says `Retry-After` in
-    /// whole seconds (its `retry_after_ms` rounded up, at least 1, as the
-    /// demo server's `retry-after` style), or nothing at all (`bare`).
+    /// whole seconds as `CounterPolicy`'s `seconds` (the demo server's
+    /// `retry-after` style), or nothing at all (`bare`).
     CounterHints { phase_ms: u64, hint: bool },
 }
 
@@ -264,13 +264,9 @@ impl Bucket {
             return self.respond_counter(t, phase_ms, seconds);
         }
         if let Dialect::CounterHints { phase_ms, hint } = dialect {
-            let (status, signal) = self.respond_counter(t, phase_ms, false);
-            let seconds = signal.retry_after().filter(|_| hint).map(|h| {
-                RetryHint::new(
-                    Duration::from_secs(h.delay().as_secs_f64().ceil().max(1.0) as u64),
-                    HintSource::RetryAfterSeconds,
-                )
-            });
+            // The `Retry-After` seconds of `CounterPolicy`, without the fields.
+            let (status, signal) = self.respond_counter(t, phase_ms, true);
+            let seconds = signal.retry_after().copied().filter(|_| hint);
             return (status, Signal::from_parts(seconds, Vec::new()));
         }
         if let Dialect::SlidingLog { hint } = dialect {
@@ -934,8 +930,8 @@ fn simulated_sliding_window_counter_is_paced_below_its_limit() {
 /// learned cycle bursts; the counter refuses the next burst partway (the
 /// previous window's count weighs on it), and from then on the client
 /// trickles at the cycle's burst less one unit (19/s). Before: a burst per
-/// cycle, refused partway every cycle (105–107 sent at c=1, 116–128 at
-/// c=4, 5.2–7.5 s). Two refusals (up to C requests each in flight at c=4)
+/// cycle, refused partway every cycle (past phase 0, seeds 0 and 1:
+/// 105–107 sent at c=1, 110–128 at c=4, 5.0–8.0 s). Two refusals (up to C requests each in flight at c=4)
 /// are the least a client that bursts on a fixed window spends here: up to
 /// its second refusal the counter answers as a fixed window would. Entered
 /// at a window's start (phase 0) the first hint is 2 s and the counter
@@ -975,7 +971,8 @@ fn simulated_sliding_window_counter_without_fields_trickles_after_a_refused_burs
 /// 15 of 24 runs. The rest are refusals of the first send after a burst
 /// of reported units: the counter's room then comes back at the previous
 /// window's weight, which the client cannot see (the 101 / 100 + C
-/// is missed there; the plain `Retry-After` client sends 107–132).
+/// is missed there; on the demo server and `must_show`'s mock the plain
+/// `Retry-After` client sent 107–132).
 #[test]
 fn simulated_sliding_window_counter_with_whole_second_hints_reads_remaining_as_a_floor() {
     let mut sent = Vec::new();
