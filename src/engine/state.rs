@@ -197,6 +197,7 @@ impl ScopeState {
             limit: quota.limit(),
             window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
             reset: tightest_reset(signal, quota).map(|reset| reset.min(MAX_SERVER_WAIT)),
+            seq: Some(seq),
         };
         // Newest send wins: a response to an older request than the last one
         // we synced from describes an older state of the server.

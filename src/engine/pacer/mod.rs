@@ -5,8 +5,8 @@
 //! |---|---|---|
 //! | bucket refilled continuously, policy stated (`q`/`w`) | the policy fields; no refusal while alone | the mirror refilled at `q / w` (below, 1), less a reserve for newcomers (`sharing.rs`) |
 //! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
-//! | fixed window, policy stated | a refusal after we alone drew it down (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
-//! | sliding log, policy stated | a window as above, whose next one opens short of the limit while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
+//! | fixed window, policy stated | readings that show no refill at the policy rate while we alone drew it down (`drawdown.rs`), or a refusal then (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
+//! | sliding log, policy stated | a window as above, whose next one opens short of the limit, or counts fewer of our sends than it, while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
 //! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; once a lone client is refused, at `(q − 1) / w`, what the counter sustains (module docs, 6) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
@@ -107,9 +107,14 @@
 //! 6. **Fixed windows.** A window refills all at once at a boundary; a
 //!    mirror refilled at `limit / window` runs into the window's end and
 //!    reads the refusal as others sharing the quota (cutting its share to a
-//!    tenth: 1.6–2× slower than a plain `Retry-After` client). A refusal
-//!    after we alone drew down half the limit or more (every reading in
-//!    between showing nobody else) is the quota's kind instead: the window
+//!    tenth: 1.6–2× slower than a plain `Retry-After` client). Two things
+//!    show the quota's kind once we alone drew down half the limit or
+//!    more: readings with fewer units back than the policy rate guarantees
+//!    a bucket (`drawdown.rs`: bounds that hold in whatever order the
+//!    server counted our requests; only while nobody else was ever seen
+//!    spending), before the refusal a window's last paced units run into,
+//!    and that refusal (every reading in between showing nobody else).
+//!    Then the window
 //!    is spent at once (no reserve: unspent units are lost at the boundary),
 //!    then the client waits for the earliest `received + reset` among the
 //!    window's readings (`window.rs`). Whole-second resets make that the
@@ -146,8 +151,10 @@
 //!    `reset`, finds part of the quota still held by the rest of the last
 //!    burst, and waits a whole `w` again (5 s instead of 4 for 100 requests
 //!    at 20 per second). A fixed window's next window opens with the limit
-//!    less the request it answers ([`SLIDING_SLACK`]) and those in flight;
-//!    one that opens shorter than that, with
+//!    less the request it answers ([`SLIDING_SLACK`]) and those in flight,
+//!    and ends having counted as many of our sends as its limit; one that
+//!    opens shorter than that, or reads fewer units than the limit less
+//!    every send of ours it may have counted, with
 //!    nobody else ever seen spending, is a sliding log: from then on the
 //!    client keeps at most `limit` of its own sends in any span of `w`
 //!    (each counted from its success, when the server surely counted it; a
@@ -173,6 +180,7 @@
 use std::time::{Duration, Instant};
 
 mod cycle;
+mod drawdown;
 mod learned;
 mod refill;
 mod sharing;
@@ -180,6 +188,7 @@ mod window;
 
 use super::time::{is_whole_seconds, later, wait_from_secs};
 use cycle::Cycle;
+use drawdown::Drawdown;
 use learned::Learned;
 use refill::{Reading, Refill};
 use sharing::Sharing;
@@ -214,6 +223,8 @@ pub(crate) struct QuotaReading {
     pub(crate) limit: Option<u64>,
     pub(crate) window: Option<Duration>,
     pub(crate) reset: Option<Duration>,
+    /// The engine's number for the send this reading answers.
+    pub(crate) seq: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -233,6 +244,7 @@ pub(crate) struct Pacer {
     policy_capacity: Option<f64>,
     learned: Learned,
     cycle: Cycle,
+    drawdown: Drawdown,
     sharing: Sharing,
     window: Window,
     refill: Refill,
@@ -336,6 +348,7 @@ impl Pacer {
         };
         if admitted.is_ok() {
             self.sharing.admitted();
+            self.drawdown.sent(now, seq);
             // The sends a learned cycle is counted against: with a policy
             // (a sliding log's, module docs 7), or, without, once a refusal
             // started learning.
@@ -489,6 +502,9 @@ impl Pacer {
         let policy_limit = self.policy_rate.and(self.policy_capacity);
         self.sharing
             .notice_others(now, remaining, others, policy_limit);
+        if self.unrefilled(now, reading.seq, raw_remaining) {
+            self.window.recognise();
+        }
         // Leave the reserve to newcomers; when someone spent from it, wait
         // until it is back.
         let remaining = remaining as f64 - self.reserve(now);
@@ -514,6 +530,7 @@ impl Pacer {
             None => low,
         };
         let window_end = self.window.read(now, raw_remaining, reading.reset, others);
+        self.drawdown.read(reading.seq, self.window.surely_fresh());
         self.notice_sliding(raw_remaining, others);
         if self.window.is_sliding() {
             // What the server reports, less what our requests in flight may
@@ -566,19 +583,52 @@ impl Pacer {
 
     /// A known window whose next one opens short of the limit, with nobody
     /// else ever seen spending: our own sends of the last window still
-    /// hold the missing units (a sliding log; module docs, 7).
+    /// hold the missing units (a sliding log; module docs, 7). Short at
+    /// its first reading (less the request it answers and those in
+    /// flight), or at any reading in it, against every send of ours it may
+    /// have counted (an upper bound, `drawdown.rs`: no slack). At
+    /// concurrency 4 the requests sent with the first one hide a unit or
+    /// two there; a window of 20 that held 19 of our sends shows it at its
+    /// last reading.
     fn notice_sliding(&mut self, remaining: u64, others: u32) {
         let Some(limit) = self.policy_capacity.filter(|_| self.policy_rate.is_some()) else {
             return;
         };
-        let short = remaining
-            .saturating_add(u64::from(others))
-            .saturating_add(SLIDING_SLACK)
-            < limit as u64;
-        if self.window.is_known() && self.window.fresh() && short && self.sharing.never_saw_others()
+        let limit = limit as u64;
+        let short_at_opening = self.window.fresh()
+            && remaining
+                .saturating_add(u64::from(others))
+                .saturating_add(SLIDING_SLACK)
+                < limit;
+        let short_of_ours = self
+            .drawdown
+            .window_counts_at_most()
+            .is_some_and(|ours| remaining.saturating_add(ours) < limit);
+        if self.window.is_known()
+            && (short_at_opening || short_of_ours)
+            && self.sharing.never_saw_others()
         {
             self.window.slide();
         }
+    }
+
+    /// A reading of `remaining` in the answer to send `seq`, received at
+    /// `now`, shows a quota with a stated rate that did not refill at it
+    /// while we alone drew it down, before any refusal: a window
+    /// (`drawdown.rs`). A client that ever saw others spending leaves this
+    /// to the refusal (a herd's readings mix their spending with ours); a
+    /// reset beyond one window is a counter's, not a window's end.
+    fn unrefilled(&mut self, now: Instant, seq: Option<u64>, remaining: u64) -> bool {
+        let (Some(rate), Some(limit)) = (self.policy_rate, self.policy_capacity) else {
+            return false;
+        };
+        let unrefilled = self.drawdown.unrefilled(now, seq, remaining, rate, limit);
+        unrefilled
+            && !self.windowed()
+            && !self.counter
+            && !self.reset_beyond_window
+            && self.sharing.never_saw_others()
+            && self.sharing.drew_alone(now, limit)
     }
 
     /// The stated window: `limit` units per this.
@@ -619,6 +669,7 @@ impl Pacer {
     /// quota gives it back, a refusal none (the cycle rule counts only
     /// units held; `cycle.rs`).
     pub(crate) fn answered(&mut self, seq: u64, now: Instant, success: bool) {
+        self.drawdown.answered(seq);
         if success {
             self.cycle.answered(seq, now);
         } else {

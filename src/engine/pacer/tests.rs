@@ -17,6 +17,7 @@ fn reading(
         limit: Some(limit),
         window,
         reset,
+        seq: None,
     }
 }
 
@@ -680,4 +681,109 @@ fn a_counter_refused_with_whole_seconds_reads_remaining_as_all_it_holds() {
         "{ours}"
     );
     assert!(shared.sharing.share() < 1.0);
+}
+
+/// A lone client at concurrency 1 against a quota of 20 per second that
+/// says `RateLimit-Policy: 20;w=1` and `t=1`: each send is admitted when
+/// the pacer allows, answered 1 ms later with what `remaining` says
+/// (given the sends the server counted so far and the instant it
+/// counted the last one), until `sends` went. Returns when each went.
+fn paced_alone(
+    pacer: &mut Pacer,
+    t0: Instant,
+    sends: u64,
+    mut remaining: impl FnMut(u64, Instant) -> u64,
+) -> Vec<Instant> {
+    let mut now = t0;
+    let mut went = Vec::new();
+    for seq in 0..sends {
+        loop {
+            match pacer.admit(now, Some(seq)) {
+                Ok(()) => break,
+                Err(wait) => now += wait,
+            }
+        }
+        went.push(now);
+        now += ms(1);
+        let second = Duration::from_secs(1);
+        let left = remaining(seq + 1, now);
+        let policy = QuotaReading {
+            seq: Some(seq),
+            ..reading(left, 20, Some(second), Some(second))
+        };
+        pacer.sync(now, policy, 0);
+        pacer.answered(seq, now, true);
+        pacer.on_success(now, false);
+    }
+    went
+}
+
+#[test]
+fn a_window_that_does_not_refill_at_the_policy_rate_is_known_before_a_refusal() {
+    let t0 = Instant::now();
+    let mut window = Pacer::default();
+    let went = paced_alone(&mut window, t0, 20, |counted, _| 20 - counted);
+    // 18 at once, then the reserve at the policy rate: the 20th send went
+    // 100 ms after the burst and still nothing had come back.
+    assert!(went[19] >= t0 + ms(100), "{:?}", went[19] - t0);
+    assert!(window.window.is_known());
+    // The 21st waits for the window's end (the first reading's `t=1`),
+    // not for the policy rate's next unit (and its refusal).
+    let wait = window.admit(went[19] + ms(1), Some(20)).unwrap_err();
+    assert_eq!(went[19] + ms(1) + wait, t0 + ms(1001));
+    // A bucket refilling at the policy rate, paced alike, never shows it.
+    // (It starts full and is never left to fill up: no cap to model.)
+    let mut bucket = Pacer::default();
+    let went = paced_alone(&mut bucket, t0, 60, |counted, now| {
+        let refilled = 20.0 * (now - t0).as_secs_f64();
+        (20.0 + refilled - counted as f64).min(20.0) as u64
+    });
+    assert!(!bucket.window.is_known());
+    assert!(went[59] >= t0 + Duration::from_secs(2));
+}
+
+/// After [`paced_alone`]'s 20 sends in a window it learned, the next
+/// window at 1001 ms at concurrency 4 (each answer 0.1 ms after the next
+/// send, the oldest first) against a quota holding `units` of 20 then:
+/// returns how many went.
+fn next_window_at_c4(pacer: &mut Pacer, t0: Instant, units: u64) -> u64 {
+    let mut now = t0 + ms(1001);
+    let (mut seq, mut counted) = (20, 0);
+    let mut out = std::collections::VecDeque::new();
+    loop {
+        while out.len() < 4 && pacer.admit(now, Some(seq)).is_ok() {
+            out.push_back(seq);
+            seq += 1;
+        }
+        let Some(answered) = out.pop_front() else {
+            return counted;
+        };
+        now += Duration::from_micros(100);
+        counted += 1;
+        let second = Duration::from_secs(1);
+        let policy = QuotaReading {
+            seq: Some(answered),
+            ..reading(units - counted, 20, Some(second), Some(second))
+        };
+        pacer.sync(now, policy, out.len() as u32);
+        pacer.answered(answered, now, true);
+        pacer.on_success(now, false);
+    }
+}
+
+#[test]
+fn a_window_that_counted_fewer_of_our_sends_than_its_limit_is_a_sliding_log() {
+    let t0 = Instant::now();
+    // 19 units back of 20: one send of the last window is still in the log.
+    // Its first reading (18, with 3 more in flight) is what a fixed window
+    // could say; its last, after 19 of our sends, is not.
+    let mut log = Pacer::default();
+    paced_alone(&mut log, t0, 20, |counted, _| 20 - counted);
+    assert_eq!(next_window_at_c4(&mut log, t0, 19), 19);
+    assert!(log.window.is_sliding());
+    // A fixed window holds all 20 of our sends.
+    let mut window = Pacer::default();
+    paced_alone(&mut window, t0, 20, |counted, _| 20 - counted);
+    assert_eq!(next_window_at_c4(&mut window, t0, 20), 20);
+    assert!(window.window.is_known() && !window.window.is_sliding());
 }

@@ -92,6 +92,9 @@ pub(super) struct Window {
     /// The last reading opened the next window (`remaining` rose, or it
     /// came after the current one's end).
     fresh: bool,
+    /// The same, where a rise our requests in flight at the lowest count
+    /// could explain (an older count answered late) is not taken for one.
+    surely_fresh: bool,
     /// The quota comes back piecemeal, as our own sends leave a sliding
     /// log: a new window's reading showed fewer units than a fixed window
     /// would hold.
@@ -176,6 +179,13 @@ impl Window {
     /// Whether the last reading opened the next window.
     pub(super) fn fresh(&self) -> bool {
         self.fresh
+    }
+
+    /// Whether the last reading surely opened the next window: it came
+    /// after the current one's end, or rose beyond what our requests in
+    /// flight at the lowest count could explain.
+    pub(super) fn surely_fresh(&self) -> bool {
+        self.surely_fresh
     }
 
     /// Whether the quota is known to refill at boundaries.
@@ -273,6 +283,12 @@ impl Window {
         let rose = self.last_remaining.is_some_and(|last| remaining > last);
         self.last_remaining = Some(remaining);
         let over = self.ends_at.is_some_and(|end| now >= end);
+        let late = self
+            .in_flight
+            .is_some_and(|(lowest, in_flight, unanswered)| {
+                unanswered > 0 && remaining <= lowest.saturating_add(u64::from(in_flight))
+            });
+        self.surely_fresh = over || (rose && !late);
         let end = reset.and_then(|d| now.checked_add(d));
         self.precise_reset = reset.is_some_and(|d| !is_whole_seconds(d));
         self.note(now, remaining, reset);
@@ -552,5 +568,25 @@ mod tests {
             window.read(t0 + ms(1500), 0, Some(ms(1000)), 0),
             Some(t0 + ms(2500))
         );
+    }
+
+    #[test]
+    fn a_rise_our_requests_in_flight_explain_is_not_surely_a_new_window() {
+        let t0 = Instant::now();
+        let mut window = Window::default();
+        window.read(t0, 19, Some(ms(1000)), 3);
+        window.read(t0 + ms(1), 16, Some(ms(1000)), 3);
+        // 17 after 16, with 3 of ours in flight at 16: an older count.
+        window.read(t0 + ms(2), 17, Some(ms(1000)), 3);
+        assert!(window.fresh() && !window.surely_fresh());
+        // 21 is more than they explain (17 is the lowest now: `fresh`
+        // starts over from it).
+        window.read(t0 + ms(3), 21, Some(ms(1000)), 3);
+        assert!(window.surely_fresh());
+        // After the window's end, any reading is the next window's.
+        window.read(t0 + ms(1003), 12, Some(ms(1000)), 3);
+        assert!(window.surely_fresh());
+        window.read(t0 + ms(1004), 11, Some(ms(1000)), 3);
+        assert!(!window.fresh() && !window.surely_fresh());
     }
 }
