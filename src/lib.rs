@@ -41,14 +41,14 @@
 //! | `http2` | yes | HTTP/2 |
 //! | `system-proxy` | yes | proxies from the system's settings |
 //! | `rustls`, `rustls-no-provider`, `native-tls`, `native-tls-vendored` | | another TLS backend (turn defaults off: `default-features = false`) |
-//! | `json` | | [`RequestBuilder::json`] (and reqwest's `Response::json`) |
-//! | `query` | | [`RequestBuilder::query`] |
-//! | `form` | | [`RequestBuilder::form`] |
-//! | `multipart` | | [`RequestBuilder::multipart`] (a form with a streamed part is sent once, never retried) |
+//! | `json` | | `RequestBuilder::json` (and reqwest's `Response::json`) |
+//! | `query` | | `RequestBuilder::query` |
+//! | `form` | | `RequestBuilder::form` |
+//! | `multipart` | | `RequestBuilder::multipart` (a form with a streamed part is sent once, never retried) |
 //! | `stream` | | reqwest's `stream` (always on inside courteous, which re-chains a throttled body it read; listed so reqwest's feature lines carry over) |
 //! | `cookies`, `gzip`, `brotli`, `deflate`, `zstd` | | forwarded to reqwest as they are |
 //! | `middleware` | | `CourteousMiddleware`, a `reqwest-middleware` adapter |
-//! | `testing` | | [`testing`]: wiremock responders that rate-limit like real servers |
+//! | `testing` | | `testing`: wiremock responders that rate-limit like real servers |
 //! | `redis` | | `fleet`: processes sharing pauses, learned quotas and send slots through Redis (`ClientBuilder::fleet` and the same setter on each adapter) |
 //!
 //! Without any TLS feature, `https://` requests fail with a builder error

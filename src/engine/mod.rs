@@ -394,6 +394,7 @@ impl Engine {
     /// How long `handle`'s local pause still holds at `now`, if one does
     /// (asked before a fleet reservation, so a paused process does not
     /// reserve a shared slot it cannot use).
+    #[cfg(any(test, feature = "redis"))]
     pub(crate) fn paused_for_in(&self, handle: &ScopeHandle, now: Instant) -> Option<Duration> {
         handle.slot.lock().paused_for(now)
     }

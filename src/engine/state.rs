@@ -142,6 +142,7 @@ impl ScopeState {
     }
 
     /// How long this scope's pause still holds at `now`, if one does.
+    #[cfg(any(test, feature = "redis"))]
     pub(crate) fn paused_for(&self, now: Instant) -> Option<Duration> {
         self.pause_until
             .filter(|until| *until > now)
