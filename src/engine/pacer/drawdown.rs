@@ -50,7 +50,7 @@ use std::time::Instant;
 
 use super::{EPSILON, secs};
 
-/// Most sends remembered while unanswered (24 bytes each): a send that
+/// Most sends remembered while unanswered (40 bytes each): a send that
 /// never answers (cancelled, a transport error) leaves at the front.
 const MAX_OUT: usize = 256;
 /// Most readings kept to measure from (40 bytes each; the oldest leaves).
@@ -284,5 +284,60 @@ mod tests {
         let mut d = Drawdown::default();
         assert!(!d.unrefilled(t0, Some(7), 0, 20.0, 20.0));
         assert!(!d.unrefilled(t0, None, 0, 20.0, 20.0));
+    }
+
+    #[test]
+    fn a_bucket_that_filled_up_since_the_anchor_never_shows_it() {
+        let t0 = Instant::now();
+        let mut d = Drawdown::default();
+        // Full (20), two sends: 18 left, room for one more unit to come
+        // back before it is full again.
+        assert!(!round_trip(&mut d, 0, t0, 19));
+        assert!(!round_trip(&mut d, 1, t0 + ms(1), 18));
+        // A second idle: 20 units due, all but one clipped at the limit.
+        // One send later it says 19, fewer than 20 due would give: the
+        // clipping explains it, not a window.
+        assert!(!round_trip(&mut d, 2, t0 + ms(1001), 19));
+    }
+
+    #[test]
+    fn an_answer_out_of_order_forgets_only_its_own_send() {
+        let t0 = Instant::now();
+        let mut d = Drawdown::default();
+        d.sent(t0, Some(0));
+        d.sent(t0, Some(1));
+        d.answered(1);
+        // Send 0 is still out: its reading is the last one, and a window
+        // opening after it may have counted both sends but it.
+        d.read(Some(0), false);
+        d.read(None, true);
+        assert_eq!(d.window_counts_at_most(), Some(1));
+    }
+
+    #[test]
+    fn a_reading_an_earlier_one_outdoes_is_not_kept() {
+        let t0 = Instant::now();
+        let mut d = Drawdown::default();
+        // Sent alone, 10 left: room 9 to show a missing refill.
+        assert!(!round_trip(&mut d, 0, t0, 10));
+        // Sent with two others out and 9 left: room 10, less the 2 it
+        // counts against itself, shows no more than the first.
+        d.sent(t0 + ms(1), Some(1));
+        d.sent(t0 + ms(1), Some(2));
+        d.sent(t0 + ms(1), Some(3));
+        assert!(!d.unrefilled(t0 + ms(2), Some(3), 9, 20.0, 20.0));
+        assert_eq!(d.anchors.len(), 1);
+    }
+
+    #[test]
+    fn exactly_one_units_time_without_it_is_enough() {
+        let t0 = Instant::now();
+        let mut d = Drawdown::default();
+        assert!(!round_trip(&mut d, 0, t0, 10));
+        // Sent 50 ms after the anchor's answer (one unit at 20/s), 9 left
+        // after one count: a bucket would say 10.
+        let answer = t0 + Duration::from_micros(50);
+        d.sent(answer + ms(50), Some(1));
+        assert!(d.unrefilled(answer + ms(51), Some(1), 9, 20.0, 20.0));
     }
 }

@@ -589,4 +589,17 @@ mod tests {
         window.read(t0 + ms(1004), 11, Some(ms(1000)), 3);
         assert!(!window.fresh() && !window.surely_fresh());
     }
+
+    #[test]
+    fn a_rise_once_our_requests_in_flight_all_answered_is_a_new_window() {
+        let t0 = Instant::now();
+        let mut window = Window::default();
+        window.read(t0, 16, Some(ms(1000)), 2);
+        // The two in flight at 16 answer with older counts.
+        assert!(window.stale_in_flight(true, t0 + ms(1), 17));
+        assert!(window.stale_in_flight(true, t0 + ms(2), 18));
+        // Nothing of ours left that could hold 18: it is the next window.
+        window.read(t0 + ms(3), 18, Some(ms(1000)), 0);
+        assert!(window.surely_fresh());
+    }
 }
