@@ -5,7 +5,7 @@
 //! A quota stating `limit` per `window` may refill continuously (a token
 //! bucket) or all at once at a boundary (a fixed window, a sliding log).
 //! Until something says which, the mirror refills at the policy rate. On a
-//! window that paces the window's last units one by one (the reserve for
+//! window, that paces the window's last units one by one (the reserve for
 //! newcomers, then a unit per `window / limit`), so the refusal that shows
 //! the kind comes late, and its whole-second `Retry-After` is rounded up
 //! from there: a window opened by our own first request opens that much
