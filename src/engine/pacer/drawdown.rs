@@ -125,6 +125,17 @@ impl Drawdown {
         });
     }
 
+    /// Units spent (sends admitted), ever.
+    pub(super) fn admitted(&self) -> u64 {
+        self.sent
+    }
+
+    /// Send `seq`, if it is still out.
+    fn out(&self, seq: Option<u64>) -> Option<Out> {
+        seq.and_then(|seq| self.out.iter().find(|o| o.seq == seq))
+            .copied()
+    }
+
     /// Send `seq` was answered.
     pub(super) fn answered(&mut self, seq: u64) {
         self.answered = self.answered.saturating_add(1);
@@ -139,9 +150,7 @@ impl Drawdown {
         if opened {
             self.window_base = self.last_base;
         }
-        self.last_base = seq
-            .and_then(|seq| self.out.iter().find(|o| o.seq == seq))
-            .map(|o| o.answered_before);
+        self.last_base = self.out(seq).map(|o| o.answered_before);
     }
 
     /// The most of our sends the current window can have counted: those not
@@ -166,10 +175,7 @@ impl Drawdown {
         rate: f64,
         limit: f64,
     ) -> bool {
-        let Some(b) = seq
-            .and_then(|seq| self.out.iter().find(|o| o.seq == seq))
-            .copied()
-        else {
+        let Some(b) = self.out(seq) else {
             return false;
         };
         let unrefilled = self.anchors.iter().any(|a| {

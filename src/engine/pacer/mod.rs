@@ -347,7 +347,6 @@ impl Pacer {
             None => self.take_unit(now),
         };
         if admitted.is_ok() {
-            self.sharing.admitted();
             self.drawdown.sent(now, seq);
             // The sends a learned cycle is counted against: with a policy
             // (a sliding log's, module docs 7), or, without, once a refusal
@@ -500,8 +499,9 @@ impl Pacer {
         self.reset_beyond_window = reading.reset.is_some_and(|r| !self.within_a_window(r));
         let raw_remaining = remaining;
         let policy_limit = self.policy_rate.and(self.policy_capacity);
+        let admitted = self.drawdown.admitted();
         self.sharing
-            .notice_others(now, remaining, others, policy_limit);
+            .notice_others(now, remaining, others, policy_limit, admitted);
         if self.unrefilled(now, reading.seq, raw_remaining) {
             self.window.recognise();
         }
@@ -622,9 +622,12 @@ impl Pacer {
         let (Some(rate), Some(limit)) = (self.policy_rate, self.policy_capacity) else {
             return false;
         };
+        // Known once, known for good: no reading to keep after that.
+        if self.windowed() {
+            return false;
+        }
         let unrefilled = self.drawdown.unrefilled(now, seq, remaining, rate, limit);
         unrefilled
-            && !self.windowed()
             && !self.counter
             && !self.reset_beyond_window
             && self.sharing.never_saw_others()

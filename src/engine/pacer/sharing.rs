@@ -44,8 +44,6 @@ pub(super) struct Sharing {
     /// The share of the policy rate we use (none until something says the
     /// quota is shared: all of it).
     share: Option<f64>,
-    /// Units we spent (requests admitted), ever.
-    admitted: u64,
     /// The previous response's `remaining`, and `admitted` and our other
     /// requests in flight at that moment.
     previous: Option<(u64, u64, u64)>,
@@ -69,11 +67,6 @@ impl Sharing {
         self.others_seen_at.is_none()
     }
 
-    /// One unit spent.
-    pub(super) fn admitted(&mut self) {
-        self.admitted += 1;
-    }
-
     /// We alone drew down at least [`DRAWN_ALONE_FRACTION`] of `limit`, and
     /// no reading showed others spending within [`OTHERS_REMEMBERED`].
     pub(super) fn drew_alone(&self, now: Instant, limit: f64) -> bool {
@@ -88,23 +81,24 @@ impl Sharing {
     /// the share of the rate our spending was, before a refusal says so.
     /// `limit` is the policy's, known only with a policy rate.
     /// `in_flight`: our other requests still in flight, which the server may
-    /// count between this reading and the next.
+    /// count between this reading and the next; `admitted`: the units we
+    /// spent (requests admitted), ever.
     pub(super) fn notice_others(
         &mut self,
         now: Instant,
         remaining: u64,
         in_flight: u32,
         limit: Option<f64>,
+        admitted: u64,
     ) {
         let previous = self
             .previous
-            .replace((remaining, self.admitted, u64::from(in_flight)));
+            .replace((remaining, admitted, u64::from(in_flight)));
         let (Some((before, admitted_then, in_flight_then)), Some(limit)) = (previous, limit) else {
             return;
         };
         // What we may have spent in between: sent since, or in flight then.
-        let ours = self
-            .admitted
+        let ours = admitted
             .saturating_sub(admitted_then)
             .saturating_add(in_flight_then);
         let theirs = before.saturating_sub(remaining).saturating_sub(ours);
