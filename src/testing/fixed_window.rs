@@ -58,8 +58,17 @@ pub struct FixedWindow {
 
 #[derive(Debug)]
 struct Window {
-    opened: Instant,
+    opened: WindowId,
     count: u32,
+}
+
+/// Which window a request falls in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WindowId {
+    /// Opened at this instant (the first request's, then back to back).
+    FromFirst(Instant),
+    /// The clock-aligned window with this number since the epoch.
+    Aligned(u128),
 }
 
 impl FixedWindow {
@@ -82,43 +91,24 @@ impl FixedWindow {
         self
     }
 
-    /// How far into its clock-aligned window `wall` is.
-    fn offset_in_aligned_window(&self, wall: SystemTime) -> Duration {
-        let since_epoch = wall
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos();
-        let into = since_epoch % self.window.as_nanos().max(1);
-        Duration::from_nanos(u64::try_from(into).unwrap_or(0))
-    }
-
     /// The verdict for a request at `now` (wall clock `wall`, read at the
-    /// same moment, so an epoch reset names the window's exact end).
+    /// same moment).
     fn decide(&self, now: Instant, wall: SystemTime) -> Verdict {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let current = state.get_or_insert_with(|| Window {
-            opened: if self.aligned {
-                now.checked_sub(self.offset_in_aligned_window(wall))
-                    .unwrap_or(now)
-            } else {
-                now
-            },
-            count: 0,
-        });
-        let elapsed = now.duration_since(current.opened);
-        if elapsed >= self.window {
-            // Skip whole windows so later windows stay aligned to the first.
-            let into_window = elapsed.as_nanos() % self.window.as_nanos();
-            let into_window = Duration::from_nanos(u64::try_from(into_window).unwrap_or(0));
-            current.opened = now.checked_sub(into_window).unwrap_or(now);
-            current.count = 0;
+        let (opened, reset) = if self.aligned {
+            self.aligned_window(wall)
+        } else {
+            self.window_from_first(state.as_ref().map(|w| w.opened), now)
+        };
+        let current = state.get_or_insert(Window { opened, count: 0 });
+        if current.opened != opened {
+            *current = Window { opened, count: 0 };
         }
         let admitted = current.count < self.limit.get();
         if admitted {
             current.count += 1;
         }
         let remaining = self.limit.get() - current.count;
-        let reset = (current.opened + self.window).saturating_duration_since(now);
         drop(state);
         self.counters.record(admitted);
         Verdict {
@@ -131,6 +121,46 @@ impl FixedWindow {
             }),
         }
     }
+
+    /// The window containing the wall-clock instant `wall` (its number
+    /// since the epoch) and the time left in it, from the wall clock alone,
+    /// so that an epoch reset names the window's exact end (an `Instant`
+    /// beside it drifts from the wall clock by nanoseconds, which a reset
+    /// rounded up to whole seconds turns into a whole second).
+    fn aligned_window(&self, wall: SystemTime) -> (WindowId, Duration) {
+        let since_epoch = wall
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        let length = self.window.as_nanos().max(1);
+        let left = length - since_epoch % length;
+        (
+            WindowId::Aligned(since_epoch / length),
+            Duration::from_nanos(u64::try_from(left).unwrap_or(u64::MAX)),
+        )
+    }
+
+    /// The window containing `now` when the first one opened with the first
+    /// request (`first`, none yet) and later ones follow back to back, and
+    /// the time left in it.
+    fn window_from_first(&self, current: Option<WindowId>, now: Instant) -> (WindowId, Duration) {
+        let opened = match current {
+            Some(WindowId::FromFirst(opened)) => {
+                let elapsed = now.duration_since(opened);
+                // Skip whole windows so later windows stay aligned to the first.
+                let into_window = elapsed.as_nanos() % self.window.as_nanos().max(1);
+                let into_window = Duration::from_nanos(u64::try_from(into_window).unwrap_or(0));
+                if elapsed >= self.window {
+                    now.checked_sub(into_window).unwrap_or(now)
+                } else {
+                    opened
+                }
+            }
+            _ => now,
+        };
+        let reset = (opened + self.window).saturating_duration_since(now);
+        (WindowId::FromFirst(opened), reset)
+    }
 }
 
 shape_methods!(FixedWindow);
@@ -141,5 +171,65 @@ impl Respond for FixedWindow {
     fn respond(&self, _request: &Request) -> ResponseTemplate {
         let (now, wall) = (Instant::now(), SystemTime::now());
         self.shape.render_at(&self.decide(now, wall), wall)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMIT: NonZeroU32 = NonZeroU32::new(2).unwrap();
+
+    fn wall(nanos: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_nanos(nanos)
+    }
+
+    #[test]
+    fn an_aligned_window_names_its_exact_end_and_counts_by_the_wall_clock() {
+        let window = FixedWindow::per_second(LIMIT).aligned_to_clock();
+        // An instant that has drifted from the wall clock changes nothing.
+        let now = Instant::now();
+        let second = 1_000_000_000;
+        let first = window.decide(now, wall(7 * second + 250_000_000));
+        let quota = first.quota.unwrap();
+        assert_eq!(
+            (quota.remaining, quota.reset),
+            (1, Duration::from_millis(750))
+        );
+        let drifted = now + Duration::from_secs(5);
+        let last_nano = window.decide(drifted, wall(8 * second - 1)).quota.unwrap();
+        assert_eq!(
+            (last_nano.remaining, last_nano.reset),
+            (0, Duration::from_nanos(1))
+        );
+        let refused = window.decide(now, wall(8 * second - 1));
+        assert_eq!(refused.rejected_for, Some(Duration::from_nanos(1)));
+        // The next second is the next window, whatever the instant says.
+        let next = window.decide(now, wall(8 * second)).quota.unwrap();
+        assert_eq!((next.remaining, next.reset), (1, Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn a_window_opened_by_the_first_request_runs_back_to_back() {
+        let window = FixedWindow::per_second(LIMIT);
+        let start = Instant::now();
+        let at = |ms| start + Duration::from_millis(ms);
+        let epoch = wall(0);
+        assert_eq!(
+            window.decide(at(0), epoch).quota.unwrap().reset,
+            Duration::from_secs(1)
+        );
+        let second = window.decide(at(400), epoch).quota.unwrap();
+        assert_eq!(
+            (second.remaining, second.reset),
+            (0, Duration::from_millis(600))
+        );
+        assert!(window.decide(at(999), epoch).rejected_for.is_some());
+        // 2.3 s in: the third window, opened at 2 s.
+        let third = window.decide(at(2_300), epoch).quota.unwrap();
+        assert_eq!(
+            (third.remaining, third.reset),
+            (1, Duration::from_millis(700))
+        );
     }
 }

@@ -323,12 +323,24 @@ impl Pacer {
         let est = self.estimate?;
         match self.rate() {
             Some(rate) => {
-                if est.barrier && est.reset_at.is_some_and(|r| now < r) {
-                    Some(est.tokens)
-                } else {
-                    let refill = rate * secs(now.saturating_duration_since(est.at));
-                    Some(self.capped(est.tokens + refill).max(est.tokens))
+                let barrier = est.reset_at.filter(|_| est.barrier);
+                if barrier.is_some_and(|r| now < r) {
+                    return Some(est.tokens);
                 }
+                let refill = rate * secs(now.saturating_duration_since(est.at));
+                let refilled = self.capped(est.tokens + refill).max(est.tokens);
+                // Past a barrier (a fixed window's end) of a quota without a
+                // stated rate, the window is whole again: a rate learned
+                // from refusals (units per hint: one per second after a
+                // refused probe) says nothing of a window's size, and would
+                // hold its units back up to a second after its end. (The
+                // policy rate refills a window's worth over a window, and,
+                // before a sliding log is known, does not burst units that
+                // come back one by one.)
+                let whole = barrier
+                    .filter(|_| self.policy_rate.is_none())
+                    .and(self.capacity());
+                Some(whole.map_or(refilled, |whole| refilled.max(whole)))
             }
             None => match est.reset_at {
                 Some(reset) if now >= reset => self.capacity(),
@@ -422,8 +434,7 @@ impl Pacer {
         match self.rate() {
             Some(rate) => {
                 if let Some(reset) = est.reset_at.filter(|r| est.barrier && now < *r) {
-                    let at_reset = self
-                        .capped(est.tokens + rate * secs(reset.saturating_duration_since(est.at)));
+                    let at_reset = self.available(reset).unwrap_or(0.0);
                     let extra = if at_reset >= 1.0 {
                         0.0
                     } else {

@@ -146,6 +146,29 @@ fn a_refused_probe_means_fixed_windows() {
     assert_eq!(pacer.admit(next + ms(500), None), Err(ms(2500)));
 }
 
+/// A probe refused with a whole-second hint teaches a rate of one unit per
+/// hint; past the window's end the window is whole again all the same
+/// (read at that rate, on `must_show`'s clock-aligned window with
+/// `X-RateLimit-*`: a second's wait after every window, 4.1 s for 100
+/// successes against a floor of 3.4 s).
+#[test]
+fn a_window_without_a_stated_rate_is_whole_again_at_its_end() {
+    let mut pacer = Pacer::default();
+    let t0 = Instant::now();
+    let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
+    pacer.sync(t0, r(0, 1000), 0);
+    assert_eq!(pacer.admit(t0 + ms(50), None), Ok(()));
+    pacer.sync(t0 + ms(51), r(0, 949), 0);
+    pacer.on_throttle(t0 + ms(51), Some(Duration::from_secs(1)));
+    assert!(pacer.rate().is_some());
+    let end = t0 + ms(1000);
+    assert_eq!(pacer.admit(end - ms(1), None), Err(ms(1)));
+    for _ in 0..20 {
+        assert_eq!(pacer.admit(end, None), Ok(()));
+    }
+    assert!(pacer.admit(end, None).is_err());
+}
+
 #[test]
 fn a_reset_far_beyond_the_rate_is_a_fixed_window() {
     let mut pacer = Pacer::default();
