@@ -99,8 +99,6 @@ pub(super) struct Window {
     /// log: a new window's reading showed fewer units than a fixed window
     /// would hold.
     sliding: bool,
-    /// A window opened short of its limit (see [`Self::open_short`]).
-    opened_short: bool,
 }
 
 impl Window {
@@ -171,17 +169,6 @@ impl Window {
     /// them (a sliding log), not all at once.
     pub(super) fn slide(&mut self) {
         self.sliding = true;
-    }
-
-    /// A window opened short of its limit: its units do not all come back
-    /// at its end (a sliding window counter's or a sliding log's).
-    pub(super) fn open_short(&mut self) {
-        self.opened_short = true;
-    }
-
-    /// Whether a window was seen opening short of its limit.
-    pub(super) fn opened_short(&self) -> bool {
-        self.opened_short
     }
 
     /// Whether units are known to come back one by one (see [`Self::slide`]).
