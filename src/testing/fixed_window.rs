@@ -141,8 +141,9 @@ impl FixedWindow {
     }
 
     /// The window containing `now` when the first one opened with the first
-    /// request (`first`, none yet) and later ones follow back to back, and
-    /// the time left in it.
+    /// request and later ones follow back to back (`current`: the window
+    /// the last request fell in; none, and this request opens the first),
+    /// and the time left in it.
     fn window_from_first(&self, current: Option<WindowId>, now: Instant) -> (WindowId, Duration) {
         let opened = match current {
             Some(WindowId::FromFirst(opened)) => {

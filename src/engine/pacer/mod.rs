@@ -331,21 +331,18 @@ impl Pacer {
                 let refilled = self.capped(est.tokens + refill).max(est.tokens);
                 // Past a barrier (a fixed window's end) of a quota without a
                 // stated rate, a unit is surely back: the request it lets go
-                // re-syncs the mirror from what the new window holds. A
-                // rate learned from refusals (units per hint: one per
-                // second after a refused probe) says nothing of a window's
-                // size, and alone would hold the window's first unit back
-                // up to a second after its end. Not the whole limit: a
-                // window that opens short of it (a sliding window
-                // counter's, its previous window weighing on its start)
-                // refuses a burst (on `must_show`'s counter with
-                // `X-RateLimit-*` at concurrency 4: 106–108 requests for
-                // 100 successes in 4 runs of 4, 107–109 in 3 of 9 with the
-                // burst kept for windows never seen opening short, 101 in 5
-                // of 5 before). (The policy
-                // rate refills a window's worth over a window, and, before
-                // a sliding log is known, does not burst units that come
-                // back one by one.)
+                // brings the new window's reading, which re-syncs the mirror.
+                // A rate learned from refusals (one unit per whole-second
+                // hint after a refused probe) says nothing of a window's
+                // size and alone held the first unit back up to a second.
+                // Not the whole limit: a sliding window counter's next
+                // window opens short (its previous one weighs on it) and
+                // refuses the burst (`must_show`'s counter with
+                // `X-RateLimit-*`, concurrency 4: 106–108 requests for 100
+                // successes in 4 runs of 4; 101 with one unit). With a
+                // stated policy the mirror refills a window's worth per
+                // window, and does not burst units a sliding log gives back
+                // one by one.
                 let one_back = barrier.is_some() && self.policy_rate.is_none();
                 Some(if one_back {
                     refilled.max(1.0)
