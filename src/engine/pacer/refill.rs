@@ -15,6 +15,15 @@ const REFILL_SPAN: Duration = Duration::from_millis(500);
 /// `Date`), under a fifth of a longer cycle: not worth a refused request to
 /// a server counting in fixed windows (GitHub's hourly limit is never probed).
 const PROBE_RESETS_UNDER: Duration = Duration::from_secs(10);
+/// A window of a quota read as fixed windows whose first reading shows no
+/// more than this many units left (counting our requests in flight) did
+/// not come back at a boundary (see [`Pacer::judge_refill`]). Not more: a
+/// sliding log's window opens with the units its last burst's first sends
+/// gave back, and more come back as we spend them.
+const OPENED_SPENT: u64 = 1;
+/// A probe answered with at least this fraction of the limit left found
+/// the units come back at once (see [`Pacer::judge_refill`]).
+const CAME_BACK_AT_ONCE: f64 = 0.5;
 
 /// How a quota without a window refills.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -86,6 +95,45 @@ impl Pacer {
             // Look again a unit later: the probe's answer will be in.
             Refill::Probing { .. } => Err(unit.max(Duration::from_millis(1)).min(until_reset)),
             Refill::Continuous { .. } | Refill::Windowed => Err(until_reset),
+        }
+    }
+
+    /// A reading of `remaining`, with `others` of our requests in flight,
+    /// of a quota without a stated window whose refused probe made it read
+    /// as fixed windows: a window that opens with a unit left at most did
+    /// not come back at a boundary (a sliding window counter's previous
+    /// window weighs on its next one, which gives units back at its rate;
+    /// or others spent it). Such a quota is probed once more, at the
+    /// linear-refill instant from that reading. A success means continuous
+    /// refills after all, unless its reading shows half the limit or more
+    /// left: then the units came back at once (a sliding log's, as the
+    /// sends of its last burst leave it), and it stays windows. At most one
+    /// probe more per scope: refused (others spending), windows for good.
+    pub(super) fn judge_refill(&mut self, remaining: u64, others: u32) {
+        let Some(limit) = self.policy_capacity.filter(|_| self.policy_rate.is_none()) else {
+            return;
+        };
+        let back = remaining.saturating_add(u64::from(others));
+        match self.refill {
+            Refill::Windowed
+                if !self.probed_again
+                    && self.window.fresh()
+                    && !self.window.is_sliding()
+                    && back <= OPENED_SPENT =>
+            {
+                self.refill = Refill::Unknown;
+                self.probed_again = true;
+                // The refusal's rate says nothing until the probe tells
+                // how the quota refills.
+                self.spent_unprobed = true;
+                self.observed_rate = None;
+            }
+            Refill::Probing { .. }
+                if self.probed_again && back as f64 >= limit * CAME_BACK_AT_ONCE =>
+            {
+                self.refill = Refill::Windowed;
+            }
+            _ => {}
         }
     }
 

@@ -140,10 +140,78 @@ fn a_refused_probe_means_fixed_windows() {
     pacer.on_throttle(t0 + ms(151), None);
     assert_eq!(pacer.rate(), None);
     assert_eq!(pacer.admit(t0 + ms(200), None), Err(ms(2800)));
-    // The next window is spent: no second probe, wait for its reset.
+    // The next window opens whole: spent, it is not probed again; wait
+    // for its reset.
     let next = t0 + Duration::from_secs(3);
-    pacer.sync(next, r(0, 3000), 0);
+    pacer.sync(next, r(19, 3000), 0);
+    for _ in 0..19 {
+        assert_eq!(pacer.admit(next, None), Ok(()));
+    }
+    pacer.sync(next + ms(1), r(0, 2999), 0);
     assert_eq!(pacer.admit(next + ms(500), None), Err(ms(2500)));
+    assert_eq!(pacer.refill, Refill::Windowed);
+}
+
+/// A quota read as fixed windows after its refused probe, whose next
+/// window opens with one unit back: probed once more, a unit (1.9 s / 20)
+/// after that reading. The demo server's sliding window counter with
+/// `X-RateLimit-*`: its probe is refused when the counter's window has not
+/// turned since the burst; read as windows, its bursts were refused but
+/// one in two windows (10 units a second): 101 requests in 5.0–8.9 s for
+/// 100 successes, 4.5–4.8 s (c=1 and c=4) once probed again.
+#[test]
+fn a_window_opening_short_after_a_refused_probe_is_probed_once_more() {
+    let t0 = Instant::now();
+    let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
+    // A burst, its probe refused with a precise hint 856 ms away; the
+    // retry then finds one unit back.
+    let refused_then_short = |probe_back: Option<u64>| {
+        let mut pacer = Pacer::default();
+        for n in (0..20).rev() {
+            assert_eq!(pacer.admit(t0, None), Ok(()));
+            pacer.sync(t0, r(n, 1920), 0);
+            pacer.on_success(t0, false);
+        }
+        assert_eq!(pacer.admit(t0 + ms(96), None), Ok(()));
+        pacer.sync(t0 + ms(97), r(0, 1823), 0);
+        pacer.on_throttle(t0 + ms(97), Some(ms(856)));
+        assert_eq!(pacer.refill, Refill::Windowed);
+        let retry = t0 + ms(953);
+        pacer.sync(retry, r(0, 1900), 0);
+        pacer.on_success(retry, false);
+        assert_eq!(pacer.refill, Refill::Unknown);
+        assert_eq!(pacer.admit(retry, None), Err(ms(95)));
+        let probe = retry + ms(95);
+        assert_eq!(pacer.admit(probe, None), Ok(()));
+        assert!(pacer.admit(probe, None).is_err());
+        match probe_back {
+            Some(n) => {
+                pacer.sync(probe + ms(1), r(n, 1804), 0);
+                pacer.on_success(probe + ms(1), false);
+            }
+            None => {
+                pacer.sync(probe + ms(1), r(0, 1804), 0);
+                pacer.on_throttle(probe + ms(1), Some(ms(40)));
+            }
+        }
+        pacer
+    };
+    // Back at about the linear rate: continuous refills, paced at what a
+    // counter sustains (19 of 20 per window) of the rate probed.
+    let counter = refused_then_short(Some(0));
+    assert_eq!(counter.refill, Refill::Continuous { measured: false });
+    let rate = counter.rate().unwrap_or_default();
+    let probed = 20.0 / 1.9;
+    assert!((rate - probed * 0.95).abs() < 1e-9, "{rate}");
+    // Half the limit back at once (a sliding log's burst leaving it): windows.
+    let log = refused_then_short(Some(10));
+    assert_eq!(log.refill, Refill::Windowed);
+    // Refused again (others spent it): windows for good, no third probe.
+    let mut shared = refused_then_short(None);
+    assert_eq!(shared.refill, Refill::Windowed);
+    let next = t0 + ms(3000);
+    shared.sync(next, r(0, 1900), 0);
+    assert_eq!(shared.refill, Refill::Windowed);
 }
 
 /// A probe refused with a whole-second hint teaches a rate of one unit per
