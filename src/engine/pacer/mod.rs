@@ -6,7 +6,7 @@
 //! | bucket refilled continuously, policy stated (`q`/`w`) | the policy fields; no refusal while alone | the mirror refilled at `q / w` (below, 1), less a reserve for newcomers (`sharing.rs`) |
 //! | the same quota spent by others too | `remaining` falling faster than we spend, or a refusal once others were seen | our share of the rate (`sharing.rs`) |
 //! | fixed window, policy stated | readings that show no refill at the policy rate while we alone drew it down (`drawdown.rs`), or a refusal then (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
-//! | sliding log, policy stated | a window as above, whose next one opens short of the limit, or counts fewer of our sends than it, while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
+//! | sliding log, policy stated or a window length measured by a precise hint | a window as above, whose next one opens short of the limit, or counts fewer of our sends than it, while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
 //! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; once a lone client is refused, at `(q − 1) / w`, what the counter sustains (module docs, 6) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`); a window opening spent: probed once more, a success paced at `limit − 1` per `limit` of the observed rate (a counter) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
@@ -167,7 +167,11 @@
 //!    (each counted from its success, when the server surely counted it; a
 //!    refused send holds no unit), and spends at once the units a reading
 //!    reports, less those its requests in flight may take (nothing refills
-//!    in between).
+//!    in between). Without a stated window, `w` is the length a refusal's
+//!    precise hint measured (`window.rs`; on the demo server's log with
+//!    `X-RateLimit-*` at c=1, a window opened a few milliseconds before
+//!    most of the last burst had left, and holding it to its end cost a
+//!    second in 4 of 8 runs).
 //!
 //! With no rate at all otherwise, `E` is spent down and then the client waits
 //! for the reset. When the reset is far later than the rate explains (more
@@ -446,7 +450,7 @@ impl Pacer {
     /// pace this quota (no policy stated; module docs, 2).
     fn learned_cycle(&self) -> Option<(f64, Duration)> {
         if self.window.is_sliding() {
-            return Some((self.policy_capacity?, self.policy_window()?));
+            return self.window_of_limit();
         }
         if self.policy_capacity.is_some()
             || !self.window.is_known()
@@ -579,8 +583,10 @@ impl Pacer {
         };
         let window_end = self.window.read(now, raw_remaining, reading.reset, others);
         self.drawdown.read(reading.seq, self.window.surely_fresh());
-        self.notice_sliding(raw_remaining, others);
+        // First: a window without a stated rate that opens spent is probed
+        // again (a counter's), not read as a log.
         self.judge_refill(raw_remaining, others);
+        self.notice_sliding(raw_remaining, others);
         if self.window.is_sliding() {
             // What the server reports, less what our requests in flight may
             // take: nothing refills until a send leaves the log.
@@ -640,7 +646,7 @@ impl Pacer {
     /// two there; a window of 20 that held 19 of our sends shows it at its
     /// last reading.
     fn notice_sliding(&mut self, remaining: u64, others: u32) {
-        let Some(limit) = self.policy_capacity.filter(|_| self.policy_rate.is_some()) else {
+        let Some((limit, _)) = self.window_of_limit() else {
             return;
         };
         let limit = limit as u64;
@@ -653,11 +659,21 @@ impl Pacer {
             .drawdown
             .window_counts_at_most()
             .is_some_and(|ours| remaining.saturating_add(ours) < limit);
-        if self.window.is_known()
-            && (short_at_opening || short_of_ours)
-            && self.sharing.never_saw_others()
+        if self.windowed() && (short_at_opening || short_of_ours) && self.sharing.never_saw_others()
         {
             self.window.slide();
+        }
+    }
+
+    /// The limit and the window it holds for: the stated policy's, else,
+    /// for a quota without a stated window read as fixed windows, the
+    /// length a precise hint measured (`window.rs`).
+    fn window_of_limit(&self) -> Option<(f64, Duration)> {
+        let limit = self.policy_capacity?;
+        match self.policy_window() {
+            Some(window) => Some((limit, window)),
+            None if self.refill == Refill::Windowed => Some((limit, self.window.length()?)),
+            None => None,
         }
     }
 

@@ -193,6 +193,12 @@ impl Window {
         self.known
     }
 
+    /// The window's length, once a precise hint measured it off the
+    /// second grid (module docs).
+    pub(super) fn length(&self) -> Option<Duration> {
+        self.length
+    }
+
     /// When the current window is surely over, if a reading said.
     pub(super) fn ends_at(&self) -> Option<Instant> {
         self.ends_at
