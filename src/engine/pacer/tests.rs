@@ -162,52 +162,58 @@ fn a_refused_probe_means_fixed_windows() {
 #[test]
 fn a_window_without_a_stated_rate_opening_short_is_a_sliding_log() {
     let t0 = Instant::now();
-    let mut pacer = Pacer::default();
-    let mut seq = 0;
     // Each send answered a millisecond later with the epoch reset read
     // against an agreeing clock (finer than whole seconds).
-    let mut send = |pacer: &mut Pacer, at: Instant, remaining: u64, reset_ms: u64| {
-        assert_eq!(pacer.admit(at, Some(seq)), Ok(()), "send {seq}");
+    let send = |pacer: &mut Pacer, seq: &mut u64, at: Instant, remaining: u64, reset_ms: u64| {
+        assert_eq!(pacer.admit(at, Some(*seq)), Ok(()), "send {seq}");
         let answered = at + ms(1);
         let mut r = reading(remaining, 20, None, Some(ms(reset_ms) + ms(1) / 3));
-        r.seq = Some(seq);
+        r.seq = Some(*seq);
         pacer.sync(answered, r, 0);
-        pacer.answered(seq, answered, remaining > 0 || reset_ms > 0);
-        seq += 1;
+        pacer.answered(*seq, answered, true);
+        pacer.on_success(answered, false);
+        *seq += 1;
         answered
     };
-    for n in 0..20 {
-        let at = send(&mut pacer, t0 + ms(n), 19 - n, 1920 - n);
-        pacer.on_success(at, false);
-    }
-    // The probe, refused: its hint ends as the burst's first send leaves
-    // the log, well before the reset.
-    let probe = t0 + ms(116);
-    assert_eq!(pacer.admit(probe, None), Ok(()));
-    pacer.sync(probe + ms(1), reading(0, 20, None, Some(ms(1803))), 0);
-    pacer.on_throttle(probe + ms(1), Some(ms(883)));
-    assert_eq!(pacer.refill, Refill::Windowed);
-    // The next window opens whole (the whole burst has left): spent.
-    let second = t0 + ms(1001);
-    for n in 0..20 {
-        let at = send(&mut pacer, second + ms(n), 19 - n, 1900);
-        pacer.on_success(at, false);
-    }
-    assert!(!pacer.window.is_sliding());
-    // The one after opens with 5 units: 15 sends of the last burst are
-    // still in the log.
-    let third = second + ms(1001);
-    let at = send(&mut pacer, third, 4, 1900);
-    pacer.on_success(at, false);
-    assert!(pacer.window.is_sliding());
+    // Up to the reading that opens the third window, its probe refused
+    // with `hint`.
+    let third_window_opened = |hint: Duration| {
+        let (mut pacer, mut seq) = (Pacer::default(), 0);
+        for n in 0..20 {
+            send(&mut pacer, &mut seq, t0 + ms(n), 19 - n, 1920 - n);
+        }
+        let probe = t0 + ms(116);
+        assert_eq!(pacer.admit(probe, None), Ok(()));
+        pacer.sync(probe + ms(1), reading(0, 20, None, Some(ms(1803))), 0);
+        pacer.on_throttle(probe + ms(1), Some(hint));
+        assert_eq!(pacer.refill, Refill::Windowed);
+        // The next window opens whole (the whole burst has left) where
+        // the hint ended: spent.
+        let second = probe + ms(2) + hint;
+        for n in 0..20 {
+            send(&mut pacer, &mut seq, second + ms(n), 19 - n, 1900);
+        }
+        assert!(!pacer.window.is_sliding());
+        // The one after opens with 5 units: 15 sends of the last burst
+        // are still in the log.
+        let at = send(&mut pacer, &mut seq, second + (second - t0), 4, 1900);
+        (pacer, seq, at)
+    };
+    // The probe's precise hint ends as the burst's first send leaves the
+    // log, well before the reset: the log's length.
+    let (mut log, mut seq, at) = third_window_opened(ms(883));
+    assert!(log.window.is_sliding());
     for n in (0..4).rev() {
-        let at = send(&mut pacer, at, n, 1900);
-        pacer.on_success(at, false);
+        send(&mut log, &mut seq, at, n, 1900);
     }
     // Spent: the next unit is back as the last burst's sixth send leaves
     // the log, not at the window's end.
-    let wait = pacer.admit(at, None).expect_err("spent");
+    let wait = log.admit(at, None).expect_err("spent");
     assert!(wait < ms(10), "{wait:?}");
+    // A whole-second hint measures nothing: not read as a log (a counter's
+    // windows open short too).
+    let (rounded, ..) = third_window_opened(Duration::from_secs(1));
+    assert!(!rounded.window.is_sliding());
 }
 
 /// A quota read as fixed windows after its refused probe, whose next
