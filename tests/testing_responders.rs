@@ -5,7 +5,8 @@ use std::num::NonZeroU32;
 use std::time::Duration;
 
 use courteous::testing::{
-    Dialect, FixedWindow, RetryAfterStyle, SlidingLog, ThrottleThenOk, TokenBucket,
+    Dialect, FixedWindow, RetryAfterStyle, SlidingLog, SlidingWindowCounter, ThrottleThenOk,
+    TokenBucket,
 };
 use futures_util::future::join_all;
 use wiremock::matchers::any;
@@ -294,6 +295,71 @@ async fn sliding_log_admits_a_client_that_waits_the_hint() {
 #[test]
 fn a_zero_sliding_window_is_refused() {
     assert!(SlidingLog::with_window(nz(1), Duration::ZERO).is_none());
+}
+
+#[tokio::test]
+async fn sliding_window_counter_admits_its_limit_then_rejects() {
+    // Across a minute's boundary too: what was just admitted still weighs
+    // (nearly) whole in the next window.
+    let counter = SlidingWindowCounter::per_minute(nz(3)).retry_after(RetryAfterStyle::Seconds);
+    let server = serve(counter.clone()).await;
+    assert_eq!(statuses(&server, 5).await, [200, 200, 200, 429, 429]);
+    assert_eq!(
+        (counter.received(), counter.admitted(), counter.rejected()),
+        (5, 3, 2)
+    );
+}
+
+#[tokio::test]
+async fn sliding_window_counter_is_atomic_under_concurrency() {
+    let counter = SlidingWindowCounter::per_minute(nz(20));
+    let server = serve(counter.clone()).await;
+    let client = reqwest::Client::new();
+    let sends = (0..50).map(|_| client.get(server.uri()).send());
+    let admitted = join_all(sends)
+        .await
+        .into_iter()
+        .filter(|r| r.as_ref().expect("send").status() == 200)
+        .count();
+    assert_eq!(
+        (admitted, counter.admitted(), counter.rejected()),
+        (20, 20, 30)
+    );
+}
+
+#[tokio::test]
+async fn sliding_window_counter_admits_a_client_that_waits_the_hint() {
+    let counter = SlidingWindowCounter::with_window(nz(2), Duration::from_secs(1))
+        .expect("non-zero window")
+        .retry_after(RetryAfterStyle::Millis)
+        .dialect(Dialect::IetfSeparate);
+    let server = serve(counter.clone()).await;
+    let client = reqwest::Client::new();
+    let mut rejected = None;
+    for _ in 0..10 {
+        let response = client.get(server.uri()).send().await.unwrap();
+        if response.status() == 429 {
+            rejected = Some(response);
+            break;
+        }
+    }
+    let rejected = rejected.expect("a rejection within 10 requests");
+    assert_eq!(header(&rejected, "ratelimit-remaining"), Some("0"));
+    let wait: u64 = header(&rejected, "retry-after-ms")
+        .unwrap()
+        .parse()
+        .unwrap();
+    // The counts leave the weighted pair within two windows.
+    assert!((1..=2000).contains(&wait), "got {wait} ms");
+    // The estimate only falls with time: admitted from the hinted instant on.
+    tokio::time::sleep(Duration::from_millis(wait)).await;
+    assert_eq!(client.get(server.uri()).send().await.unwrap().status(), 200);
+    assert_eq!(counter.rejected(), 1);
+}
+
+#[test]
+fn a_zero_counter_window_is_refused() {
+    assert!(SlidingWindowCounter::with_window(nz(1), Duration::ZERO).is_none());
 }
 
 #[tokio::test]

@@ -672,16 +672,13 @@ impl Pacer {
         }
     }
 
-    /// The limit and the window it holds for: the stated policy's, else,
-    /// for a quota without a stated window read as fixed windows, the
-    /// length a precise hint measured (`window.rs`).
+    /// The limit and the window it holds for: the stated policy's, else
+    /// the length a refusal's hint measured (`window.rs`: only for a quota
+    /// without a stated window whose refused probe made it read as fixed
+    /// windows).
     fn window_of_limit(&self) -> Option<(f64, Duration)> {
         let limit = self.policy_capacity?;
-        match self.policy_window() {
-            Some(window) => Some((limit, window)),
-            None if self.refill == Refill::Windowed => Some((limit, self.window.length()?)),
-            None => None,
-        }
+        Some((limit, self.policy_window().or(self.window.length())?))
     }
 
     /// A reading of `remaining` in the answer to send `seq`, received at
