@@ -107,7 +107,11 @@
 //!    (`limit − 1` per window) if units come back at about the linear
 //!    rate (on the demo server's counter with `X-RateLimit-*`, c=1 and
 //!    c=4, 100 successes: 4.5–8.9 s, median 5.7 s, in 19 runs before;
-//!    4.5–5.1 s in 30 after; `refill.rs`). Only resets under
+//!    4.5–5.1 s in 30 after; `refill.rs`). A refusal's precise hint
+//!    ending over a second before the end a whole-second reset names ends
+//!    the window there: no fixed window ends so early (`window.rs`; the
+//!    counter with `RateLimit-Reset`, whose reset names its two-window
+//!    end: 8.0 s before, 4.6–4.9 s in 9 of 10 runs after). Only resets under
 //!    10 s are probed (`PROBE_RESETS_UNDER`): beyond, waiting for the reset
 //!    loses little.
 //!
@@ -843,6 +847,9 @@ impl Pacer {
         {
             self.window
                 .hinted(later(now, h), self.learned.burst_start());
+            if !is_whole_seconds(h) {
+                self.window.ends_by_hint(later(now, h));
+            }
         }
         self.learned
             .on_throttle(now, hint, self.policy_capacity.is_some());

@@ -146,6 +146,23 @@ impl Window {
         }
     }
 
+    /// A refusal's precise hint ending at `hint_end`, a rounding second or
+    /// more before the end the readings' resets name: no fixed window ends
+    /// there (a whole-second reset is rounded up by less than a second),
+    /// so units come back before that reset (a sliding window counter's
+    /// reset names the end of its two-window weight). The window is taken
+    /// as over at the hint's end: the request sent then opens the next
+    /// one, and its reading says how much came back
+    /// (`Pacer::judge_refill`).
+    pub(super) fn ends_by_hint(&mut self, hint_end: Instant) {
+        if self
+            .ends_at
+            .is_some_and(|end| later(hint_end, ROUNDING) < end)
+        {
+            self.ends_at = Some(hint_end);
+        }
+    }
+
     /// A window opened at `opened` whose reset says it ends at `end`: if
     /// that is a whole rounding second beyond the candidate length, the
     /// candidate is tried (module docs).
