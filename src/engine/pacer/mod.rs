@@ -8,7 +8,7 @@
 //! | fixed window, policy stated | readings that show no refill at the policy rate while we alone drew it down (`drawdown.rs`), or a refusal then (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
 //! | sliding log, policy stated or a window length measured by a precise hint | a window as above, whose next one opens short of the limit, or counts fewer of our sends than it, while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
 //! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; once a lone client is refused, at `(q − 1) / w`, what the counter sustains (module docs, 6) |
-//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`); a window opening spent: probed once more, a success paced at `limit − 1` per `limit` of the observed rate (a counter) |
+//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`); a window opening spent (after a whole-second hint, any window opening short: no log is measured then): probed once more, a success paced at `limit − 1` per `limit` of the observed rate (a counter) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //! | no quota, a burst that does not come back whole (a sliding window counter, a window longer than the cycle, others spending) | a refusal while the learned cycle let the send go | one unit at a time at the cycle's burst less one per cycle, halved by each refusal after that, down to one unit per cycle (below, 2; `learned.rs`) |
@@ -107,7 +107,11 @@
 //!    (`limit − 1` per window) if units come back at about the linear
 //!    rate (on the demo server's counter with `X-RateLimit-*`, c=1 and
 //!    c=4, 100 successes: 4.5–8.9 s, median 5.7 s, in 19 runs before;
-//!    4.5–5.1 s in 30 after; `refill.rs`). A refusal's precise hint
+//!    4.5–5.1 s in 30 after; `refill.rs`). After a whole-second hint, any
+//!    window opening short of what a fixed window holds at its start is
+//!    probed so (such a hint measures no log; `must_show`'s counter with
+//!    `X-RateLimit-*` and `Retry-After` seconds: 5.1–8.2 s in 18 runs,
+//!    4.8–5.0 s in 8 after). A refusal's precise hint
 //!    ending over a second before the end a whole-second reset names ends
 //!    the window there: no fixed window ends so early (`window.rs`; the
 //!    counter with `RateLimit-Reset`, whose reset names its two-window
@@ -840,13 +844,12 @@ impl Pacer {
             }
         }
         // A quota without a stated window (`X-RateLimit-*`) refused its
-        // probe: a precise hint may show it off the second grid (window.rs).
+        // probe: its hint may show it off the second grid (window.rs).
         if let Some(h) = hint.filter(|h| !h.is_zero())
             && self.policy_rate.is_none()
             && self.refill == Refill::Windowed
         {
-            self.window
-                .hinted(later(now, h), self.learned.burst_start());
+            self.window.hinted(now, h, self.learned.burst_start());
             if !is_whole_seconds(h) {
                 self.window.ends_by_hint(later(now, h));
             }

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::super::time::{later, wait_from_secs};
-use super::{EPSILON, MEASURE_HORIZON, Pacer, secs};
+use super::{EPSILON, MEASURE_HORIZON, Pacer, SLIDING_SLACK, secs};
 
 /// Observed refills are measured over at least this span: the readings are
 /// whole units, so at 20/s the lower bound is 10 % under the truth after
@@ -19,7 +19,8 @@ const PROBE_RESETS_UNDER: Duration = Duration::from_secs(10);
 /// more than this many units left (counting our requests in flight) did
 /// not come back at a boundary (see [`Pacer::judge_refill`]). Not more: a
 /// sliding log's window opens with the units its last burst's first sends
-/// gave back, and more come back as we spend them.
+/// gave back, and more come back as we spend them. (After a whole-second
+/// hint, no log is recognised: any window opening short is probed.)
 const OPENED_SPENT: u64 = 1;
 /// A probe answered with at least this fraction of the limit left found
 /// the units come back at once (see [`Pacer::judge_refill`]).
@@ -103,23 +104,30 @@ impl Pacer {
     /// as fixed windows: a window that opens with a unit left at most did
     /// not come back at a boundary (a sliding window counter's previous
     /// window weighs on its next one, which gives units back at its rate;
-    /// or others spent it). Such a quota is probed once more, at the
-    /// linear-refill instant from that reading. A success means continuous
-    /// refills after all, unless its reading shows half the limit or more
-    /// left: then the units came back at once (a sliding log's, as the
-    /// sends of its last burst leave it), and it stays windows. At most one
-    /// probe more per scope: refused (others spending), windows for good.
+    /// or others spent it). After a whole-second hint, any window opening
+    /// short of the limit less the request its reading answers (what a
+    /// fixed window holds then): such a hint measures no length, so the
+    /// log rule (`Pacer::notice_sliding`), which takes the windows that
+    /// open short with a precise one, cannot. Such a quota is probed once
+    /// more, at the linear-refill instant from that reading. A success
+    /// means continuous refills after all, unless its reading shows half
+    /// the limit or more left: then the units came back at once (a sliding
+    /// log's, as the sends of its last burst leave it), and it stays
+    /// windows. At most one probe more per scope: refused (others
+    /// spending), windows for good.
     pub(super) fn judge_refill(&mut self, remaining: u64, others: u32) {
         let Some(limit) = self.policy_capacity.filter(|_| self.policy_rate.is_none()) else {
             return;
         };
         let back = remaining.saturating_add(u64::from(others));
+        let short = back <= OPENED_SPENT
+            || (self.coarse_hints && back.saturating_add(SLIDING_SLACK) < limit as u64);
         match self.refill {
             Refill::Windowed
                 if !self.probed_again
                     && self.window.fresh()
                     && !self.window.is_sliding()
-                    && back <= OPENED_SPENT =>
+                    && short =>
             {
                 self.refill = Refill::Unknown;
                 self.probed_again = true;
