@@ -169,8 +169,9 @@ impl Window {
             .is_some_and(|end| later(hint_end, OFF_GRID) < end)
         {
             if let Some(length) = length {
-                // The current window opened by the burst's first success
-                // (a whole-second hint's end is later).
+                // The current window is over a length after the burst's
+                // first success at the latest (a precise hint's end; a
+                // whole-second hint's is later).
                 self.length = Some(length);
                 self.candidate = None;
                 self.ends_at = self.ends_at.map(|end| end.min(later(start, length)));
