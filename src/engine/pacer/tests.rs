@@ -255,6 +255,23 @@ fn a_precise_hint_well_before_a_whole_second_reset_ends_the_window() {
     assert!(rounded.admit(t0 + ms(1101), None).is_err());
 }
 
+/// A quota without a stated window (20 units, an epoch reset 1.92 s away)
+/// spent by a burst at `t0`; its probe, 96 ms later, refused with `hint`.
+fn burst_then_probe_refused(t0: Instant, hint: Duration) -> Pacer {
+    let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
+    let mut pacer = Pacer::default();
+    for n in (0..20).rev() {
+        assert_eq!(pacer.admit(t0, None), Ok(()));
+        pacer.sync(t0, r(n, 1920), 0);
+        pacer.on_success(t0, false);
+    }
+    assert_eq!(pacer.admit(t0 + ms(96), None), Ok(()));
+    pacer.sync(t0 + ms(97), r(0, 1823), 0);
+    pacer.on_throttle(t0 + ms(97), Some(hint));
+    assert_eq!(pacer.refill, Refill::Windowed);
+    pacer
+}
+
 /// A quota read as fixed windows after its refused probe, whose next
 /// window opens with one unit back: probed once more, a unit (1.9 s / 20)
 /// after that reading. The demo server's sliding window counter with
@@ -269,16 +286,7 @@ fn a_window_opening_short_after_a_refused_probe_is_probed_once_more() {
     // A burst, its probe refused with a precise hint 856 ms away; the
     // retry then finds one unit back.
     let refused_then_short = |probe_back: Option<u64>| {
-        let mut pacer = Pacer::default();
-        for n in (0..20).rev() {
-            assert_eq!(pacer.admit(t0, None), Ok(()));
-            pacer.sync(t0, r(n, 1920), 0);
-            pacer.on_success(t0, false);
-        }
-        assert_eq!(pacer.admit(t0 + ms(96), None), Ok(()));
-        pacer.sync(t0 + ms(97), r(0, 1823), 0);
-        pacer.on_throttle(t0 + ms(97), Some(ms(856)));
-        assert_eq!(pacer.refill, Refill::Windowed);
+        let mut pacer = burst_then_probe_refused(t0, ms(856));
         let retry = t0 + ms(953);
         pacer.sync(retry, r(0, 1900), 0);
         pacer.on_success(retry, false);
@@ -331,16 +339,7 @@ fn a_window_opening_short_after_a_whole_second_refusal_is_probed_once_more() {
     let t0 = Instant::now();
     let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
     let opened_with = |hint: Duration, back: u64| {
-        let mut pacer = Pacer::default();
-        for n in (0..20).rev() {
-            assert_eq!(pacer.admit(t0, None), Ok(()));
-            pacer.sync(t0, r(n, 1920), 0);
-            pacer.on_success(t0, false);
-        }
-        assert_eq!(pacer.admit(t0 + ms(96), None), Ok(()));
-        pacer.sync(t0 + ms(97), r(0, 1823), 0);
-        pacer.on_throttle(t0 + ms(97), Some(hint));
-        assert_eq!(pacer.refill, Refill::Windowed);
+        let mut pacer = burst_then_probe_refused(t0, hint);
         // At the reset's end (the whole-second hint's length ended sooner).
         let retry = t0 + ms(1920);
         assert_eq!(pacer.admit(retry, None), Ok(()));
