@@ -181,9 +181,10 @@ impl Window {
         }
     }
 
-    /// A refusal's precise hint ending at `hint_end`, a rounding second or
-    /// more before the end the readings' resets name: no fixed window ends
-    /// there (a whole-second reset is rounded up by less than a second),
+    /// A refusal's precise hint ending at `hint_end`, more than a rounding
+    /// second before the end the readings' resets name: no fixed window
+    /// ends there (a whole-second reset is rounded up by less than a
+    /// second; the transit of the reading that said it may add a little),
     /// so units come back before that reset (a sliding window counter's
     /// reset names the end of its two-window weight). The window is taken
     /// as over at the hint's end: the request sent then opens the next
@@ -491,6 +492,21 @@ mod tests {
             window.read(t0 + ms(4100), 19, Some(ms(1900)), 0),
             Some(t0 + ms(6000))
         );
+    }
+
+    #[test]
+    fn a_precise_hint_more_than_a_second_before_the_readings_end_ends_the_window() {
+        let t0 = Instant::now();
+        let mut window = Window::default();
+        window.read(t0, 0, Some(Duration::from_secs(2)), 0);
+        // Exactly a second before: held to the readings' end.
+        window.ends_by_hint(t0 + ms(1000));
+        assert_eq!(window.ends_at(), Some(t0 + ms(2000)));
+        window.ends_by_hint(t0 + ms(999));
+        assert_eq!(window.ends_at(), Some(t0 + ms(999)));
+        // Never later than the readings say.
+        window.ends_by_hint(t0 + ms(5000));
+        assert_eq!(window.ends_at(), Some(t0 + ms(999)));
     }
 
     #[test]
