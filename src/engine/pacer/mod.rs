@@ -296,6 +296,17 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
+/// Whether a window's first reading, `remaining` with `others` of our
+/// requests in flight, shows fewer units than a fixed window holds at its
+/// start: the limit less the request it answers ([`SLIDING_SLACK`]) and
+/// those in flight.
+fn opens_short(remaining: u64, others: u32, limit: u64) -> bool {
+    remaining
+        .saturating_add(u64::from(others))
+        .saturating_add(SLIDING_SLACK)
+        < limit
+}
+
 impl Pacer {
     /// Units per second: from the policy, else observed (a probed quota
     /// without a window, read from its own numbers), else learned from
@@ -665,11 +676,7 @@ impl Pacer {
             return;
         };
         let limit = limit as u64;
-        let short_at_opening = self.window.fresh()
-            && remaining
-                .saturating_add(u64::from(others))
-                .saturating_add(SLIDING_SLACK)
-                < limit;
+        let short_at_opening = self.window.fresh() && opens_short(remaining, others, limit);
         let short_of_ours = self
             .drawdown
             .window_counts_at_most()

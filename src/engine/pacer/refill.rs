@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::super::time::{later, wait_from_secs};
-use super::{EPSILON, MEASURE_HORIZON, Pacer, SLIDING_SLACK, secs};
+use super::{EPSILON, MEASURE_HORIZON, Pacer, opens_short, secs};
 
 /// Observed refills are measured over at least this span: the readings are
 /// whole units, so at 20/s the lower bound is 10 % under the truth after
@@ -121,7 +121,7 @@ impl Pacer {
         };
         let back = remaining.saturating_add(u64::from(others));
         let short = back <= OPENED_SPENT
-            || (self.coarse_hints && back.saturating_add(SLIDING_SLACK) < limit as u64);
+            || (self.coarse_hints && opens_short(remaining, others, limit as u64));
         match self.refill {
             Refill::Windowed
                 if !self.probed_again

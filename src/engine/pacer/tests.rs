@@ -353,7 +353,8 @@ fn a_window_opening_short_after_a_whole_second_refusal_is_probed_once_more() {
     // Whole but for the request its reading answers: a fixed window's start.
     assert_eq!(opened_with(secs, 19), Refill::Windowed);
     // A precise hint leaves a window opening short to the log rule (here
-    // it measured no length: the refusal's hint ends where the reset does).
+    // it measured no length: the refusal's hint ends within `OFF_GRID` of
+    // the reset).
     assert_eq!(opened_with(ms(1726), 8), Refill::Windowed);
 }
 
