@@ -114,7 +114,8 @@ impl Pacer {
     /// the limit or more left: then the units came back at once (a sliding
     /// log's, as the sends of its last burst leave it), and it stays
     /// windows. At most one probe more per scope: refused (others
-    /// spending), windows for good.
+    /// spending), windows for good; a refusal after its success halves
+    /// the rate, as once refills are measured (`Pacer::refused`).
     pub(super) fn judge_refill(&mut self, remaining: u64, others: u32) {
         let Some(limit) = self.policy_capacity.filter(|_| self.policy_rate.is_none()) else {
             return;

@@ -314,6 +314,13 @@ fn a_window_opening_short_after_a_refused_probe_is_probed_once_more() {
     let rate = counter.rate().unwrap_or_default();
     let probed = 20.0 / 1.9;
     assert!((rate - probed * 0.95).abs() < 1e-9, "{rate}");
+    // A refusal then is the pace's (no probe is left to correct a wrong
+    // verdict): the rate is halved, not read as windows for good.
+    let mut paced = refused_then_short(Some(0));
+    paced.on_throttle(t0 + ms(1150), Some(ms(46)));
+    assert_eq!(paced.refill, Refill::Continuous { measured: false });
+    let halved = paced.rate().unwrap_or_default();
+    assert!((halved - rate / 2.0).abs() < 1e-9, "{halved}");
     // Half the limit back at once (a sliding log's burst leaving it): windows.
     let log = refused_then_short(Some(10));
     assert_eq!(log.refill, Refill::Windowed);
