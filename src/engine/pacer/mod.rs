@@ -8,7 +8,7 @@
 //! | fixed window, policy stated | readings that show no refill at the policy rate while we alone drew it down (`drawdown.rs`), or a refusal then (`window.rs`) | spend the window, then wait for the earliest end its readings guarantee (`window.rs`) |
 //! | sliding log, policy stated or a window length measured by a precise hint | a window as above, whose next one opens short of the limit, or counts fewer of our sends than it, while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
 //! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; once a lone client is refused, at `(q − 1) / w`, what the counter sustains (module docs, 6) |
-//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`); a window opening spent (after a whole-second hint, any window opening short: no log is measured then): probed once more, a success paced at `limit − 1` per `limit` of the observed rate (a counter) |
+//! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`); a window ends at a refusal's precise hint ending over a second before the reset, or at its whole-second hint a second or more shorter than its own reset; a window opening spent (after a whole-second hint, any window opening short: no log is measured then): probed once more, a success paced at `limit − 1` per `limit` of the observed rate (a counter) |
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //! | no quota, a burst that does not come back whole (a sliding window counter, a window longer than the cycle, others spending) | a refusal while the learned cycle let the send go | one unit at a time at the cycle's burst less one per cycle, halved by each refusal after that, down to one unit per cycle (below, 2; `learned.rs`) |
@@ -593,7 +593,9 @@ impl Pacer {
         // is `Retry-After` (on `must_show`'s counter with IETF fields and
         // `Retry-After` seconds, a refusal per window: 106 requests in
         // 6.5 s for 100 successes; with `R` alone, 101 in 4.7 s, the floor).
-        let high = if self.counter && self.coarse_hints {
+        // So is a quota without a window probed once more (`refill.rs`):
+        // a counter, as far as its readings show.
+        let high = if (self.counter || self.probed_again) && self.coarse_hints {
             remaining * share
         } else {
             (remaining + 1.0) * share - HIGH_MARGIN
@@ -803,6 +805,7 @@ impl Pacer {
 
     fn refused(&mut self, now: Instant, hint: Option<Duration>) {
         self.last_reading = None;
+        self.window.refused(now);
         self.coarse_hints = hint.is_none_or(is_whole_seconds);
         // Refused although the learned cycle (or the trickle after it) let
         // the send go: the burst does not come back whole (`learned.rs`).
@@ -870,7 +873,9 @@ impl Pacer {
             && self.refill == Refill::Windowed
         {
             self.window.hinted(now, h, self.learned.burst_start());
-            if !is_whole_seconds(h) {
+            if is_whole_seconds(h) {
+                self.window.ends_by_rounded_hint(now, h);
+            } else {
                 self.window.ends_by_hint(later(now, h));
             }
         }

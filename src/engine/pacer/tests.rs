@@ -250,9 +250,57 @@ fn a_precise_hint_well_before_a_whole_second_reset_ends_the_window() {
     // (its reset rounded up): the window is held to the reset.
     let mut window = refused_with(ms(1846));
     assert!(window.admit(hint_end, None).is_err());
-    // A whole-second hint is rounded too.
-    let mut rounded = refused_with(Duration::from_secs(1));
+    // A whole-second hint as long as its own response's reset is rounded
+    // as the reset is: the window is held to the reset.
+    let mut rounded = refused_with(Duration::from_secs(2));
     assert!(rounded.admit(t0 + ms(1101), None).is_err());
+}
+
+/// A refusal's whole-second hint a second or more shorter than the reset
+/// read in the same response ends the window at the hint's end: both are
+/// rounded up from one instant, so a fixed window's are equal (less
+/// than a second apart: `window.rs`'s test). `must_show`'s sliding window counter with
+/// `RateLimit-Reset` and `Retry-After` seconds: each window held to the
+/// reset (two seconds), 8.0 s for 100 successes before.
+#[test]
+fn a_whole_second_hint_shorter_than_its_own_reset_ends_the_window() {
+    let t0 = Instant::now();
+    let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
+    let refused_with = |own_reset: u64| {
+        let mut pacer = Pacer::default();
+        for n in (0..20).rev() {
+            assert_eq!(pacer.admit(t0, None), Ok(()));
+            pacer.sync(t0, r(n, 2000), 0);
+            pacer.on_success(t0, false);
+        }
+        assert_eq!(pacer.admit(t0 + ms(100), None), Ok(()));
+        pacer.sync(t0 + ms(101), r(0, own_reset), 0);
+        pacer.on_throttle(t0 + ms(101), Some(Duration::from_secs(1)));
+        assert_eq!(pacer.refill, Refill::Windowed);
+        pacer
+    };
+    let hint_end = t0 + ms(1101);
+    // Hint 1, reset 2: a counter's. The request sent at the hint's end
+    // opens the next window; it opens short, so it is probed once more.
+    let mut counter = refused_with(2000);
+    assert!(counter.admit(hint_end - ms(1), None).is_err());
+    assert_eq!(counter.admit(hint_end, None), Ok(()));
+    counter.sync(hint_end + ms(1), r(2, 2000), 0);
+    counter.on_success(hint_end + ms(1), false);
+    assert_eq!(counter.refill, Refill::Unknown);
+    // The request sent at the hint's end refused (hints rounded down): it
+    // opened the window spent, so the quota is probed once more; the probe
+    // refused likewise no longer ends the window at its hint.
+    let mut rounding_down = refused_with(2000);
+    assert_eq!(rounding_down.admit(hint_end, None), Ok(()));
+    rounding_down.sync(hint_end + ms(1), r(0, 2000), 0);
+    rounding_down.on_throttle(hint_end + ms(1), Some(Duration::from_secs(1)));
+    let probe = t0 + ms(1202);
+    assert_eq!(rounding_down.admit(probe, None), Ok(()));
+    rounding_down.sync(probe, r(0, 2000), 0);
+    rounding_down.on_throttle(probe, Some(Duration::from_secs(1)));
+    assert_eq!(rounding_down.refill, Refill::Windowed);
+    assert!(rounding_down.admit(probe + ms(1000), None).is_err());
 }
 
 /// A quota without a stated window (20 units, an epoch reset 1.92 s away)
@@ -363,6 +411,45 @@ fn a_window_opening_short_after_a_whole_second_refusal_is_probed_once_more() {
     // it measured no length: the refusal's hint ends within `OFF_GRID` of
     // the reset).
     assert_eq!(opened_with(ms(1726), 8), Refill::Windowed);
+}
+
+/// A quota without a stated window probed once more after a whole-second
+/// refusal, its probe answered: a counter, as far as its readings show.
+/// Its `remaining` is all it holds, as a stated counter's is
+/// (`a_counter_refused_with_whole_seconds_reads_remaining_as_all_it_holds`):
+/// read as up to `R + 1`, the unit after its last one was refused now and
+/// then, a whole second each (`must_show`'s counter with `RateLimit-Reset`
+/// and `Retry-After` seconds, c=1: 103 sent in 5.8 s in 1 run of 12; 101
+/// in 4.86–5.11 s in 12 runs after). With precise hints a refusal costs
+/// little: `R + 1`, as for any quota.
+#[test]
+fn a_counter_probed_once_more_after_a_whole_second_refusal_reads_remaining_as_all_it_holds() {
+    let t0 = Instant::now();
+    let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
+    let probed_again = |hint: Duration| {
+        let mut pacer = burst_then_probe_refused(t0, hint);
+        let retry = t0 + ms(1920);
+        assert_eq!(pacer.admit(retry, None), Ok(()));
+        // The window opens spent: probed once more, whatever the hint.
+        pacer.sync(retry + ms(1), r(0, 1919), 0);
+        pacer.on_success(retry + ms(1), false);
+        assert_eq!(pacer.refill, Refill::Unknown);
+        let mut at = retry + ms(1);
+        while let Err(wait) = pacer.admit(at, None) {
+            at += wait;
+        }
+        pacer.sync(at + ms(1), r(0, 1800), 0);
+        pacer.on_success(at + ms(1), false);
+        assert_eq!(pacer.refill, Refill::Continuous { measured: false });
+        pacer
+    };
+    let later = t0 + ms(5000);
+    let mut coarse = probed_again(Duration::from_secs(1));
+    coarse.sync(later, r(3, 1000), 0);
+    assert_eq!(coarse.available(later), Some(3.0));
+    let mut precise = probed_again(ms(856));
+    precise.sync(later, r(3, 1000), 0);
+    assert!(precise.available(later).is_some_and(|e| e > 3.9 && e < 4.0));
 }
 
 /// A probe refused with a whole-second hint teaches a rate of one unit per

@@ -37,6 +37,14 @@
 //! or minute), and a refusal while it is in use confirms it unless it came
 //! once the length said the window was over (see [`whole_length`]).
 //!
+//! **A whole-second hint shorter than its own reset** (`Retry-After: 1`
+//! beside `RateLimit-Reset: 2` in one refusal): both are rounded up from
+//! the same instant, so a fixed window's are equal; a second or more
+//! apart, units come back by the hint's end (a sliding window counter's
+//! reset names the end of its two-window weight), and the window is over
+//! then. A refusal of the request sent then shows a server rounding its
+//! hints down: the rule is refuted for good (one request, once per scope).
+//!
 //! **On the grid by chance**: a window opened by a request just before a
 //! whole second ends just before one too, so its hint falls within
 //! `OFF_GRID` of the reset, as an aligned window's would. The hint's end,
@@ -105,6 +113,14 @@ pub(super) struct Window {
     /// log: a new window's reading showed fewer units than a fixed window
     /// would hold.
     sliding: bool,
+    /// The last reset read and when (see [`Self::ends_by_rounded_hint`]).
+    reset_read: Option<(Instant, Duration)>,
+    /// The current window was ended by a whole-second hint at this instant
+    /// (see [`Self::ends_by_rounded_hint`]).
+    rounded_end: Option<Instant>,
+    /// A refusal came once a whole-second hint had ended the window: the
+    /// server rounds its hints down, and they end no window again.
+    rounded_end_refuted: bool,
 }
 
 impl Window {
@@ -196,6 +212,41 @@ impl Window {
             .is_some_and(|end| later(hint_end, ROUNDING) < end)
         {
             self.ends_at = Some(hint_end);
+        }
+    }
+
+    /// A refusal at `now` whose whole-second hint is at least a second
+    /// shorter than the reset read in the same response: both are rounded
+    /// up from the same instant, so a fixed window's would be equal (the
+    /// hint names the window's end, the reset too); shorter, the units come
+    /// back before that reset (a sliding window counter's reset names the
+    /// end of its two-window weight, its hint the first instant a request
+    /// goes). The window is taken as over at the hint's end, as for a
+    /// precise hint ([`Self::ends_by_hint`]). A server that rounds its hints
+    /// down refuses the request sent then: such hints end no window again
+    /// (one request, once per scope). On `must_show`'s counter with
+    /// `RateLimit-Reset` and `Retry-After` seconds, each window was held to
+    /// the reset, two seconds: 8.0 s for 100 successes, as the plain client.
+    pub(super) fn ends_by_rounded_hint(&mut self, now: Instant, hint: Duration) {
+        let own_reset = self.reset_read.filter(|(at, _)| *at == now);
+        let shorter = own_reset.is_some_and(|(_, reset)| hint.saturating_add(ROUNDING) <= reset);
+        if shorter && !self.rounded_end_refuted {
+            let hint_end = later(now, hint);
+            self.ends_at = Some(self.ends_at.map_or(hint_end, |end| end.min(hint_end)));
+            self.rounded_end = Some(hint_end);
+        }
+    }
+
+    /// A refusal at `now`: within a second after a whole-second hint
+    /// ended the window ([`Self::ends_by_rounded_hint`]), it answers the
+    /// request that end let go: the server rounds its hints down, and they
+    /// end no window again. (Later, it is about another window.)
+    pub(super) fn refused(&mut self, now: Instant) {
+        if self
+            .rounded_end
+            .is_some_and(|end| end <= now && now < later(end, ROUNDING))
+        {
+            self.rounded_end_refuted = true;
         }
     }
 
@@ -319,6 +370,7 @@ impl Window {
     /// last one read included: keeps the lowest `remaining` of each window
     /// its precise reset names (see [`Self::stale`]).
     pub(super) fn note(&mut self, now: Instant, remaining: u64, reset: Option<Duration>) {
+        self.reset_read = reset.map(|reset| (now, reset));
         let Some(end) = precise_end(now, reset) else {
             return;
         };
@@ -508,6 +560,49 @@ mod tests {
         // Never later than the readings say.
         window.ends_by_hint(t0 + ms(5000));
         assert_eq!(window.ends_at(), Some(t0 + ms(999)));
+    }
+
+    #[test]
+    fn a_whole_second_hint_shorter_than_its_own_reset_ends_the_window_until_refuted() {
+        let t0 = Instant::now();
+        let secs = Duration::from_secs;
+        let mut window = Window::default();
+        window.recognise();
+        window.read(t0, 0, Some(secs(2)), 0);
+        // A reset read at another instant is not the refusal's own.
+        window.ends_by_rounded_hint(t0 + ms(1), secs(1));
+        assert_eq!(window.ends_at(), Some(t0 + secs(2)));
+        // Its own reset as long as the hint, or less than a second longer:
+        // both may be a fixed window's end, rounded up.
+        window.note(t0 + ms(1), 0, Some(secs(1)));
+        window.ends_by_rounded_hint(t0 + ms(1), secs(1));
+        window.note(t0 + ms(2), 0, Some(ms(1999)));
+        window.ends_by_rounded_hint(t0 + ms(2), secs(1));
+        assert_eq!(window.ends_at(), Some(t0 + secs(2)));
+        // A second longer: the window is over at the hint's end.
+        window.note(t0 + ms(3), 0, Some(secs(2)));
+        window.ends_by_rounded_hint(t0 + ms(3), secs(1));
+        assert_eq!(window.ends_at(), Some(t0 + ms(1003)));
+        // A refusal before that end (our requests in flight) refutes nothing.
+        window.refused(t0 + ms(1002));
+        let mut next = window;
+        next.read(t0 + ms(2000), 19, Some(secs(2)), 0);
+        next.note(t0 + ms(2001), 0, Some(secs(2)));
+        next.ends_by_rounded_hint(t0 + ms(2001), secs(1));
+        assert_eq!(next.ends_at(), Some(t0 + ms(3001)));
+        // Refused over a second after that end: another window's news.
+        let mut late = window;
+        late.refused(t0 + ms(2003));
+        late.read(t0 + ms(2004), 19, Some(secs(2)), 0);
+        late.note(t0 + ms(2005), 0, Some(secs(2)));
+        late.ends_by_rounded_hint(t0 + ms(2005), secs(1));
+        assert_eq!(late.ends_at(), Some(t0 + ms(3005)));
+        // Refused once it said the window was over: never again.
+        window.refused(t0 + ms(1003));
+        window.read(t0 + ms(2000), 19, Some(secs(2)), 0);
+        window.note(t0 + ms(2001), 0, Some(secs(2)));
+        window.ends_by_rounded_hint(t0 + ms(2001), secs(1));
+        assert_eq!(window.ends_at(), Some(t0 + secs(4)));
     }
 
     #[test]
