@@ -227,19 +227,7 @@ fn a_window_without_a_stated_rate_opening_short_is_a_sliding_log() {
 fn a_precise_hint_well_before_a_whole_second_reset_ends_the_window() {
     let t0 = Instant::now();
     let r = |n| reading(n, 20, None, Some(Duration::from_secs(2)));
-    let refused_with = |hint: Duration| {
-        let mut pacer = Pacer::default();
-        for n in (0..20).rev() {
-            assert_eq!(pacer.admit(t0, None), Ok(()));
-            pacer.sync(t0, r(n), 0);
-            pacer.on_success(t0, false);
-        }
-        assert_eq!(pacer.admit(t0 + ms(100), None), Ok(()));
-        pacer.sync(t0 + ms(101), r(0), 0);
-        pacer.on_throttle(t0 + ms(101), Some(hint));
-        assert_eq!(pacer.refill, Refill::Windowed);
-        pacer
-    };
+    let refused_with = |hint: Duration| burst_then_refused(t0, (2000, 2000), 100, hint);
     let hint_end = t0 + ms(101 + 846);
     let mut counter = refused_with(ms(846));
     assert_eq!(counter.admit(hint_end, None), Ok(()));
@@ -259,26 +247,15 @@ fn a_precise_hint_well_before_a_whole_second_reset_ends_the_window() {
 /// A refusal's whole-second hint a second or more shorter than the reset
 /// read in the same response ends the window at the hint's end: both are
 /// rounded up from one instant, so a fixed window's are equal (less
-/// than a second apart: `window.rs`'s test). `must_show`'s sliding window counter with
-/// `RateLimit-Reset` and `Retry-After` seconds: each window held to the
-/// reset (two seconds), 8.0 s for 100 successes before.
+/// than a second apart: `window.rs`'s test). `must_show`'s sliding window
+/// counter with `RateLimit-Reset` and `Retry-After` seconds: each window
+/// held to the reset (two seconds), 8.0 s for 100 successes before.
 #[test]
 fn a_whole_second_hint_shorter_than_its_own_reset_ends_the_window() {
     let t0 = Instant::now();
     let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
-    let refused_with = |own_reset: u64| {
-        let mut pacer = Pacer::default();
-        for n in (0..20).rev() {
-            assert_eq!(pacer.admit(t0, None), Ok(()));
-            pacer.sync(t0, r(n, 2000), 0);
-            pacer.on_success(t0, false);
-        }
-        assert_eq!(pacer.admit(t0 + ms(100), None), Ok(()));
-        pacer.sync(t0 + ms(101), r(0, own_reset), 0);
-        pacer.on_throttle(t0 + ms(101), Some(Duration::from_secs(1)));
-        assert_eq!(pacer.refill, Refill::Windowed);
-        pacer
-    };
+    let refused_with =
+        |own_reset: u64| burst_then_refused(t0, (2000, own_reset), 100, Duration::from_secs(1));
     let hint_end = t0 + ms(1101);
     // Hint 1, reset 2: a counter's. The request sent at the hint's end
     // opens the next window; it opens short, so it is probed once more.
@@ -306,16 +283,23 @@ fn a_whole_second_hint_shorter_than_its_own_reset_ends_the_window() {
 /// A quota without a stated window (20 units, an epoch reset 1.92 s away)
 /// spent by a burst at `t0`; its probe, 96 ms later, refused with `hint`.
 fn burst_then_probe_refused(t0: Instant, hint: Duration) -> Pacer {
+    burst_then_refused(t0, (1920, 1823), 96, hint)
+}
+
+/// A quota without a stated window (20 units) spent by a burst at `t0`
+/// whose readings say `resets.0` ms; its probe, `probe_ms` later, refused
+/// with `hint`, its response saying `resets.1` ms.
+fn burst_then_refused(t0: Instant, resets: (u64, u64), probe_ms: u64, hint: Duration) -> Pacer {
     let r = |n, reset_ms| reading(n, 20, None, Some(ms(reset_ms)));
     let mut pacer = Pacer::default();
     for n in (0..20).rev() {
         assert_eq!(pacer.admit(t0, None), Ok(()));
-        pacer.sync(t0, r(n, 1920), 0);
+        pacer.sync(t0, r(n, resets.0), 0);
         pacer.on_success(t0, false);
     }
-    assert_eq!(pacer.admit(t0 + ms(96), None), Ok(()));
-    pacer.sync(t0 + ms(97), r(0, 1823), 0);
-    pacer.on_throttle(t0 + ms(97), Some(hint));
+    assert_eq!(pacer.admit(t0 + ms(probe_ms), None), Ok(()));
+    pacer.sync(t0 + ms(probe_ms + 1), r(0, resets.1), 0);
+    pacer.on_throttle(t0 + ms(probe_ms + 1), Some(hint));
     assert_eq!(pacer.refill, Refill::Windowed);
     pacer
 }
