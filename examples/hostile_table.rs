@@ -85,6 +85,8 @@ async fn main() -> Result<(), String> {
             client_id: None,
             max_requests: 100_000,
             max_secs: args.max_secs,
+            // What the client does for the whole run is the measure.
+            max_errors_in_a_row: u64::MAX,
         };
         let report = support::polite::run(&common, true).await?;
         let received = hostile.received();

@@ -117,6 +117,7 @@ async fn run(cell: &Cell, kind: ClientKind) -> Result<Run, String> {
         client_id: None,
         max_requests: RUN_MAX_REQUESTS,
         max_secs: RUN_MAX_SECS,
+        max_errors_in_a_row: crate::support::DEFAULT_MAX_ERRORS_IN_A_ROW,
     };
     let started = (Instant::now(), SystemTime::now());
     let report = run_client(kind, &args).await?;

@@ -148,6 +148,7 @@ pub(crate) async fn run(
         client_id: None,
         max_requests: RUN_MAX_REQUESTS,
         max_secs: RUN_MAX_SECS,
+        max_errors_in_a_row: crate::support::DEFAULT_MAX_ERRORS_IN_A_ROW,
     };
     let started = Instant::now();
     let report = run_client(kind, &args).await?;

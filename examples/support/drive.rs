@@ -38,6 +38,7 @@ pub struct Tally {
 struct Shared {
     tally: Tally,
     in_flight: u64,
+    errors_in_a_row: u64,
 }
 
 enum Next {
@@ -47,7 +48,8 @@ enum Next {
 }
 
 /// Run `attempt` from `--concurrency` workers until `--successes` attempts
-/// succeeded, `--max-requests` attempts started or `--max-secs` passed.
+/// succeeded, `--max-requests` attempts started, `--max-errors-in-a-row`
+/// attempts in a row ended in an error or `--max-secs` passed.
 ///
 /// A worker starts an attempt only while successes plus attempts in flight
 /// fall short of the target, so the last successes are not overshot by
@@ -64,11 +66,16 @@ where
     let workers: Vec<_> = (0..args.concurrency)
         .map(|_| {
             let (shared, changed, attempt) = (shared.clone(), changed.clone(), attempt.clone());
-            let (target, max_requests) = (args.successes, args.max_requests);
+            let limits = Limits {
+                target: args.successes,
+                max_requests: args.max_requests,
+                max_errors_in_a_row: args.max_errors_in_a_row,
+                deadline,
+            };
             tokio::spawn(async move {
                 loop {
                     let notified = changed.notified();
-                    let next = claim(&shared, target, max_requests, deadline);
+                    let next = claim(&shared, &limits);
                     match next {
                         Next::Stop => break,
                         Next::Wait => {
@@ -100,14 +107,25 @@ fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
     shared.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn claim(shared: &Mutex<Shared>, target: u64, max_requests: u64, deadline: Instant) -> Next {
+/// When the loop stops.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    target: u64,
+    max_requests: u64,
+    max_errors_in_a_row: u64,
+    deadline: Instant,
+}
+
+fn claim(shared: &Mutex<Shared>, limits: &Limits) -> Next {
     let mut state = lock(shared);
-    let done = state.tally.ok >= target;
-    let exhausted = state.tally.attempts >= max_requests || Instant::now() >= deadline;
+    let done = state.tally.ok >= limits.target;
+    let exhausted = state.tally.attempts >= limits.max_requests
+        || state.errors_in_a_row >= limits.max_errors_in_a_row
+        || Instant::now() >= limits.deadline;
     if done || exhausted {
         return Next::Stop;
     }
-    if state.tally.ok + state.in_flight >= target {
+    if state.tally.ok + state.in_flight >= limits.target {
         return Next::Wait;
     }
     state.tally.attempts += 1;
@@ -118,10 +136,72 @@ fn claim(shared: &Mutex<Shared>, target: u64, max_requests: u64, deadline: Insta
 fn finish(shared: &Mutex<Shared>, outcome: Outcome) {
     let mut state = lock(shared);
     state.in_flight -= 1;
+    state.errors_in_a_row = match outcome {
+        Outcome::Error => state.errors_in_a_row + 1,
+        Outcome::Ok | Outcome::Throttled => 0,
+    };
     let counter = match outcome {
         Outcome::Ok => &mut state.tally.ok,
         Outcome::Throttled => &mut state.tally.throttled,
         Outcome::Error => &mut state.tally.errors,
     };
     *counter += 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+
+    fn args(concurrency: u64, max_errors_in_a_row: u64) -> CommonArgs {
+        CommonArgs {
+            url: super::super::DEFAULT_URL.to_owned(),
+            successes: 3,
+            concurrency,
+            client_id: None,
+            max_requests: 1_000,
+            max_secs: 60.0,
+            max_errors_in_a_row,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_loop_whose_every_attempt_fails_stops_after_the_errors_in_a_row() {
+        let tally = drive(&args(1, 5), || async { Outcome::Error }).await;
+        assert_eq!((tally.attempts, tally.errors, tally.ok), (5, 5, 0));
+    }
+
+    #[tokio::test]
+    async fn workers_in_flight_when_the_errors_run_out_are_all_that_goes_past_them() {
+        let tally = drive(&args(4, 5), || async {
+            tokio::task::yield_now().await;
+            Outcome::Error
+        })
+        .await;
+        assert!(
+            (5..=8).contains(&tally.attempts),
+            "{} attempts",
+            tally.attempts
+        );
+    }
+
+    #[tokio::test]
+    async fn a_success_or_a_throttled_attempt_ends_a_run_of_errors() {
+        let n = Arc::new(AtomicU64::new(0));
+        // Two errors, a refusal, one error, a success: three errors in a row
+        // only if either of them failed to end the run.
+        let tally = drive(&args(1, 3), move || {
+            let n = n.clone();
+            async move {
+                match n.fetch_add(1, Ordering::Relaxed) % 5 {
+                    2 => Outcome::Throttled,
+                    4 => Outcome::Ok,
+                    _ => Outcome::Error,
+                }
+            }
+        })
+        .await;
+        assert_eq!((tally.attempts, tally.ok, tally.throttled), (15, 3, 3));
+    }
 }

@@ -19,6 +19,9 @@ pub use drive::{Outcome, Tally, drive};
 /// Where the examples send requests unless told otherwise: loopback only.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/";
 
+/// Attempts in a row ending in an error after which a load loop stops.
+pub const DEFAULT_MAX_ERRORS_IN_A_ROW: u64 = 20;
+
 /// The command line every example client accepts.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CommonArgs {
@@ -42,6 +45,12 @@ pub struct CommonArgs {
     /// Stop after this many seconds whatever happened.
     #[arg(long, default_value_t = 60.0)]
     pub max_secs: f64,
+    /// Stop once this many attempts in a row ended in an error (a transport
+    /// error or a status other than 2xx, 429 and 503): a server that is down
+    /// or a wrong `--url` has nothing left to measure, and an attempt loop
+    /// against a closed port would otherwise open thousands of connections.
+    #[arg(long, default_value_t = DEFAULT_MAX_ERRORS_IN_A_ROW, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_errors_in_a_row: u64,
 }
 
 impl CommonArgs {
