@@ -601,6 +601,16 @@ impl Pacer {
             (remaining + 1.0) * share - HIGH_MARGIN
         };
         let tokens = match self.available(now) {
+            // A counter's count falls as its previous window's weight
+            // decays, by about the units it admitted, the pace the mirror
+            // already refills at: a unit it shows above the mirror is that
+            // decay, not a unit to spare. Taken at once (the `1` a window's
+            // first reading shows), the sends after it at the pace find the
+            // count a unit higher each window until one is refused
+            // (`must_show`'s counter with IETF fields and `Retry-After`
+            // seconds, c=4: a whole-second refusal in 4 runs of 20, 102–104
+            // requests in 5.8–6.1 s; 101 in 4.9–5.2 s in 20 of 20 after).
+            Some(current) if self.counter => current.min(high),
             Some(current) => current.clamp(low, high),
             None => low,
         };

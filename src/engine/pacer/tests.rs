@@ -1002,6 +1002,59 @@ fn a_counter_refused_with_whole_seconds_reads_remaining_as_all_it_holds() {
     assert!(shared.sharing.share() < 1.0);
 }
 
+/// A counter's `remaining` rising above the mirror is its previous
+/// window's weight decaying, at about the pace the mirror refills: the
+/// reading lowers the mirror, never lifts it. A bucket's rise is units
+/// back, taken at once.
+#[test]
+fn a_counter_reading_above_the_mirror_does_not_lift_it() {
+    let t0 = Instant::now();
+    let counter_reading = |n| {
+        reading(
+            n,
+            20,
+            Some(Duration::from_secs(1)),
+            Some(Duration::from_secs(2)),
+        )
+    };
+    let mut counter = Pacer::default();
+    burst_then_refusal(
+        &mut counter,
+        t0,
+        Duration::from_secs(2),
+        Duration::from_secs(1),
+    );
+    assert!(counter.counter);
+    // The hint's end: five units shown, spent at once (less any reserve).
+    let end = t0 + ms(1350);
+    let mut left = 5;
+    counter.sync(end, counter_reading(left), 0);
+    while counter.admit(end, None).is_ok() {
+        left -= 1;
+        counter.sync(end, counter_reading(left), 0);
+    }
+    let spent = counter.available(end).unwrap_or_default();
+    assert!(spent < 1.0, "{spent}");
+    // 5 ms on (a tenth of a unit at 19/s), the count decayed a unit: not
+    // ours to take now; the mirror's own pace lets the next send go.
+    let then = end + ms(5);
+    counter.sync(then, counter_reading(left + 1), 0);
+    let paced = counter.available(then).unwrap_or_default();
+    assert!(paced < 1.0, "{paced}");
+    assert!(counter.admit(then, None).is_err());
+    // Lower than the mirror: read as is.
+    counter.sync(then, counter_reading(left), 0);
+    let lowered = counter.available(then).unwrap_or_default();
+    assert!(lowered < paced, "{lowered} {paced}");
+    // Before a refusal showed it a counter, a rise is read as units back
+    // (beyond the 2 left to newcomers), taken at once.
+    let mut unknown = Pacer::default();
+    unknown.sync(end, counter_reading(0), 0);
+    unknown.sync(then, counter_reading(3), 0);
+    assert!(!unknown.counter);
+    assert_eq!(unknown.admit(then, None), Ok(()));
+}
+
 /// A lone client at concurrency 1 against a quota of 20 per second that
 /// says `RateLimit-Policy: 20;w=1` and `t=1`: each send is admitted when
 /// the pacer allows, answered 1 ms later with what `remaining` says
