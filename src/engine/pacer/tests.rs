@@ -749,6 +749,17 @@ fn a_reset_beyond_one_window_is_no_fixed_window() {
     assert_eq!(window.rate(), Some(20.0));
 }
 
+/// A sliding window counter's reading: 20 per second, its reset two
+/// windows away (its current window holds admissions).
+fn counter_1s(remaining: u64) -> QuotaReading {
+    reading(
+        remaining,
+        20,
+        Some(Duration::from_secs(1)),
+        Some(Duration::from_secs(2)),
+    )
+}
+
 fn policy_1s(remaining: u64) -> QuotaReading {
     let second = Duration::from_secs(1);
     reading(remaining, 20, Some(second), Some(second))
@@ -955,14 +966,6 @@ fn a_higher_count_is_older_news_only_with_others_in_flight() {
 #[test]
 fn a_counter_refused_with_whole_seconds_reads_remaining_as_all_it_holds() {
     let t0 = Instant::now();
-    let counter = |n| {
-        reading(
-            n,
-            20,
-            Some(Duration::from_secs(1)),
-            Some(Duration::from_secs(2)),
-        )
-    };
     let refused_alone = |hint: Duration| {
         let mut pacer = Pacer::default();
         burst_then_refusal(&mut pacer, t0, Duration::from_secs(2), hint);
@@ -975,12 +978,12 @@ fn a_counter_refused_with_whole_seconds_reads_remaining_as_all_it_holds() {
     let later = t0 + ms(1100);
     // (Less the reserve left to newcomers until a second shows us alone.)
     let mut coarse = refused_alone(Duration::from_secs(1));
-    coarse.sync(later, counter(3), 0);
+    coarse.sync(later, counter_1s(3), 0);
     let held = 3.0 - coarse.reserve(later);
     assert!(held >= 1.0);
     assert_eq!(coarse.available(later), Some(held));
     let mut precise = refused_alone(ms(1050));
-    precise.sync(later, counter(3), 0);
+    precise.sync(later, counter_1s(3), 0);
     let held = 3.0 - precise.reserve(later);
     assert!(
         precise
@@ -990,9 +993,9 @@ fn a_counter_refused_with_whole_seconds_reads_remaining_as_all_it_holds() {
     // Others spend it too (it fell by 10 while we had 1 in flight): our
     // share of what it reports is ours.
     let mut shared = refused_alone(Duration::from_secs(1));
-    shared.sync(t0 + ms(600), counter(15), 1);
-    shared.sync(t0 + ms(700), counter(5), 0);
-    shared.sync(later, counter(10), 0);
+    shared.sync(t0 + ms(600), counter_1s(15), 1);
+    shared.sync(t0 + ms(700), counter_1s(5), 0);
+    shared.sync(later, counter_1s(10), 0);
     let ours = shared.available(later).unwrap_or_default();
     let held = 10.0 - shared.reserve(later);
     assert!(
@@ -1004,19 +1007,11 @@ fn a_counter_refused_with_whole_seconds_reads_remaining_as_all_it_holds() {
 
 /// A counter's `remaining` rising above the mirror is its previous
 /// window's weight decaying, at about the pace the mirror refills: the
-/// reading lowers the mirror, never lifts it. A bucket's rise is units
-/// back, taken at once.
+/// reading lowers the mirror, never lifts it (before a refusal showed it
+/// a counter, a rise is units back).
 #[test]
 fn a_counter_reading_above_the_mirror_does_not_lift_it() {
     let t0 = Instant::now();
-    let counter_reading = |n| {
-        reading(
-            n,
-            20,
-            Some(Duration::from_secs(1)),
-            Some(Duration::from_secs(2)),
-        )
-    };
     let mut counter = Pacer::default();
     burst_then_refusal(
         &mut counter,
@@ -1028,29 +1023,29 @@ fn a_counter_reading_above_the_mirror_does_not_lift_it() {
     // The hint's end: five units shown, spent at once (less any reserve).
     let end = t0 + ms(1350);
     let mut left = 5;
-    counter.sync(end, counter_reading(left), 0);
+    counter.sync(end, counter_1s(left), 0);
     while counter.admit(end, None).is_ok() {
         left -= 1;
-        counter.sync(end, counter_reading(left), 0);
+        counter.sync(end, counter_1s(left), 0);
     }
     let spent = counter.available(end).unwrap_or_default();
     assert!(spent < 1.0, "{spent}");
     // 5 ms on (a tenth of a unit at 19/s), the count decayed a unit: not
     // ours to take now; the mirror's own pace lets the next send go.
     let then = end + ms(5);
-    counter.sync(then, counter_reading(left + 1), 0);
+    counter.sync(then, counter_1s(left + 1), 0);
     let paced = counter.available(then).unwrap_or_default();
     assert!(paced < 1.0, "{paced}");
     assert!(counter.admit(then, None).is_err());
     // Lower than the mirror: read as is.
-    counter.sync(then, counter_reading(left), 0);
+    counter.sync(then, counter_1s(left), 0);
     let lowered = counter.available(then).unwrap_or_default();
     assert!(lowered < paced, "{lowered} {paced}");
     // Before a refusal showed it a counter, a rise is read as units back
     // (beyond the 2 left to newcomers), taken at once.
     let mut unknown = Pacer::default();
-    unknown.sync(end, counter_reading(0), 0);
-    unknown.sync(then, counter_reading(3), 0);
+    unknown.sync(end, counter_1s(0), 0);
+    unknown.sync(then, counter_1s(3), 0);
     assert!(!unknown.counter);
     assert_eq!(unknown.admit(then, None), Ok(()));
 }
