@@ -63,15 +63,15 @@ where
     let deadline = started + args.max_duration();
     let shared = Arc::new(Mutex::new(Shared::default()));
     let changed = Arc::new(Notify::new());
+    let limits = Limits {
+        target: args.successes,
+        max_requests: args.max_requests,
+        max_errors_in_a_row: args.max_errors_in_a_row,
+        deadline,
+    };
     let workers: Vec<_> = (0..args.concurrency)
         .map(|_| {
             let (shared, changed, attempt) = (shared.clone(), changed.clone(), attempt.clone());
-            let limits = Limits {
-                target: args.successes,
-                max_requests: args.max_requests,
-                max_errors_in_a_row: args.max_errors_in_a_row,
-                deadline,
-            };
             tokio::spawn(async move {
                 loop {
                     let notified = changed.notified();
