@@ -181,7 +181,11 @@
 //!    precise hint measured (`window.rs`; on the demo server's log with
 //!    `X-RateLimit-*` at c=1, a window opened a few milliseconds before
 //!    most of the last burst had left, and holding it to its end cost a
-//!    second in 5 of 13 runs; 0 of 22 after).
+//!    second in 5 of 13 runs; 0 of 22 after). Beside whole-second resets,
+//!    which cannot tell a window off the clock's grid, the first precise
+//!    hint's span from its burst's first success (a clock-aligned window
+//!    opens whole alone, so only a log's is used; with `RateLimit-Reset`
+//!    at c=4, a second lost in 5 of 10 runs; 0 of 20 after).
 //!
 //! With no rate at all otherwise, `E` is spent down and then the client waits
 //! for the reset. When the reset is far later than the rate explains (more
@@ -704,10 +708,12 @@ impl Pacer {
     /// The limit and the window it holds for: the stated policy's, else
     /// the length a refusal's hint measured (`window.rs`: only for a quota
     /// without a stated window whose refused probe made it read as fixed
-    /// windows).
+    /// windows), else, beside whole-second resets, the span the first
+    /// precise hint measured (a log's length, for a window opening short).
     fn window_of_limit(&self) -> Option<(f64, Duration)> {
         let limit = self.policy_capacity?;
-        Some((limit, self.policy_window().or(self.window.length())?))
+        let window = self.policy_window().or(self.window.length());
+        Some((limit, window.or(self.window.span())?))
     }
 
     /// A reading of `remaining` in the answer to send `seq`, received at

@@ -37,6 +37,14 @@
 //! or minute), and a refusal while it is in use confirms it unless it came
 //! once the length said the window was over (see [`whole_length`]).
 //!
+//! **Beside whole-second resets** (`RateLimit-Reset: 1`) a precise hint
+//! tells no window off the grid: a clock-aligned window's burst starts
+//! mid-window, and its hint's end less the burst's first success measures
+//! the part of the window left, not its length. The first such span is
+//! kept apart ([`Window::span`]): a sliding log's length, once a later
+//! window opens short, which a fixed window does not while nobody else
+//! spends (`Pacer::notice_sliding`).
+//!
 //! **A whole-second hint shorter than its own reset** (`Retry-After: 1`
 //! beside `RateLimit-Reset: 2` in one refusal): both are rounded up from
 //! the same instant, so a fixed window's are equal; a second or more
@@ -99,6 +107,13 @@ pub(super) struct Window {
     /// The length an on-grid hint measured, until a later window's reset
     /// shows the grid was chance (module docs).
     candidate: Option<Duration>,
+    /// The span from a burst's first success to the end of the first
+    /// precise hint that refused it, measured while the resets were whole
+    /// seconds (which cannot tell a window off the grid, so no
+    /// [`length`](Self::length) is learned): a sliding log's length, once
+    /// a later window shows one (`Pacer::notice_sliding`); a clock-aligned
+    /// window's burst starts mid-window, so it is no fixed window's.
+    span: Option<Duration>,
     /// The last reading's reset was finer than whole seconds (an epoch read
     /// against a local clock that agrees with `Date`): only such a reset
     /// tells a window off the grid from a rounded one.
@@ -139,6 +154,11 @@ impl Window {
     pub(super) fn hinted(&mut self, now: Instant, hint: Duration, burst_start: Option<Instant>) {
         let hint_end = later(now, hint);
         let rounded = is_whole_seconds(hint);
+        if !rounded && !self.precise_reset && self.span.is_none() {
+            self.span = burst_start
+                .map(|start| hint_end.saturating_duration_since(start))
+                .filter(|span| !span.is_zero());
+        }
         if let Some(length) = self.length.take() {
             let tried_end = self.opened.map(|opened| later(opened, length));
             match tried_end {
@@ -301,6 +321,12 @@ impl Window {
     /// second grid (module docs).
     pub(super) fn length(&self) -> Option<Duration> {
         self.length
+    }
+
+    /// A sliding log's length, as far as a precise hint measured it while
+    /// the resets were whole seconds (see the field).
+    pub(super) fn span(&self) -> Option<Duration> {
+        self.span
     }
 
     /// When the current window is surely over, if a reading said.
@@ -545,6 +571,34 @@ mod tests {
             window.read(t0 + ms(4100), 19, Some(ms(1900)), 0),
             Some(t0 + ms(6000))
         );
+    }
+
+    #[test]
+    fn a_precise_hint_beside_whole_second_resets_measures_a_span_only() {
+        let t0 = Instant::now();
+        let mut window = Window::default();
+        window.read(t0, 19, Some(ms(1000)), 0);
+        hint_ending(&mut window, t0 + ms(1000), Some(t0 + ms(2)));
+        assert_eq!((window.span(), window.length()), (Some(ms(998)), None));
+        // The first refusal's is kept (a later burst's first success may
+        // be windows before its refusal).
+        hint_ending(&mut window, t0 + ms(3000), Some(t0 + ms(1000)));
+        assert_eq!(window.span(), Some(ms(998)));
+        // A whole-second hint is rounded: nothing measured.
+        let mut rounded = Window::default();
+        rounded.read(t0, 19, Some(ms(1000)), 0);
+        rounded.hinted(t0 + ms(50), ms(1000), Some(t0));
+        assert_eq!(rounded.span(), None);
+        // Nor without a burst to measure from.
+        let mut no_burst = Window::default();
+        no_burst.read(t0, 0, Some(ms(1000)), 0);
+        hint_ending(&mut no_burst, t0 + ms(1000), None);
+        assert_eq!(no_burst.span(), None);
+        // Beside a precise reset, the hint measures the length instead.
+        let mut precise = Window::default();
+        precise.read(t0, 19, Some(ms(1600)), 0);
+        hint_ending(&mut precise, t0 + ms(1000), Some(t0));
+        assert_eq!((precise.span(), precise.length()), (None, Some(ms(1000))));
     }
 
     #[test]
