@@ -215,7 +215,7 @@ use super::time::{is_whole_seconds, later, wait_from_secs};
 use cycle::Cycle;
 use drawdown::Drawdown;
 use learned::Learned;
-use refill::{Reading, Refill};
+use refill::{AgainOpened, Reading, Refill};
 use sharing::Sharing;
 use window::Window;
 
@@ -285,6 +285,8 @@ pub(crate) struct Pacer {
     /// A quota read as fixed windows after its refused probe was probed
     /// once more, its next window having opened short (`refill.rs`).
     probed_again: bool,
+    /// The reading that opened the window probed once more (`refill.rs`).
+    again_opened: Option<AgainOpened>,
     /// The last reading's reset was further than one stated window: no
     /// fixed window's end (see [`Self::within_a_window`]).
     reset_beyond_window: bool,
@@ -622,7 +624,7 @@ impl Pacer {
         self.drawdown.read(reading.seq, self.window.surely_fresh());
         // First: a window without a stated rate that opens spent is probed
         // again (a counter's), not read as a log.
-        self.judge_refill(raw_remaining, others);
+        self.judge_refill(now, raw_remaining, others);
         self.notice_sliding(raw_remaining, others);
         if self.window.is_sliding() {
             // What the server reports, less what our requests in flight may

@@ -44,6 +44,18 @@ pub(super) enum Refill {
     Windowed,
 }
 
+/// The reading that opened a window probed once more
+/// ([`Pacer::judge_refill`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct AgainOpened {
+    at: Instant,
+    remaining: u64,
+    /// Our requests in flight then.
+    in_flight: u32,
+    /// The successes counted before it.
+    successes: u64,
+}
+
 /// A reading of `remaining` and the successes counted up to it.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Reading {
@@ -115,14 +127,19 @@ impl Pacer {
     /// log's, as the sends of its last burst leave it), and it stays
     /// windows. At most one probe more per scope: refused (others
     /// spending), windows for good; a refusal after its success halves
-    /// the rate, as once refills are measured (`Pacer::refused`).
-    pub(super) fn judge_refill(&mut self, remaining: u64, others: u32) {
+    /// the rate, as once refills are measured (`Pacer::refused`). Before
+    /// the probe, readings that show more units back, while we alone spend
+    /// the window, than a counter's weight decays in the time (with a
+    /// measured length) are a sliding log's last burst leaving it: a log
+    /// from then on, and no probe.
+    pub(super) fn judge_refill(&mut self, now: Instant, remaining: u64, others: u32) {
         let Some(limit) = self.policy_capacity.filter(|_| self.policy_rate.is_none()) else {
             return;
         };
         let back = remaining.saturating_add(u64::from(others));
         let short = back <= OPENED_SPENT
             || (self.coarse_hints && opens_short(remaining, others, limit as u64));
+        let came_back_at_once = others == 0 && self.came_back_at_once(now, remaining, limit);
         match self.refill {
             Refill::Windowed
                 if !self.probed_again
@@ -132,6 +149,12 @@ impl Pacer {
             {
                 self.refill = Refill::Unknown;
                 self.probed_again = true;
+                self.again_opened = Some(AgainOpened {
+                    at: now,
+                    remaining,
+                    in_flight: others,
+                    successes: self.successes,
+                });
                 // The refusal's rate says nothing until the probe tells
                 // how the quota refills.
                 self.spent_unprobed = true;
@@ -142,8 +165,43 @@ impl Pacer {
             {
                 self.refill = Refill::Windowed;
             }
+            // The window probed once more gives units back as we spend it:
+            // the last burst leaving a sliding log, as its opening was
+            // short by a few milliseconds. Its probe would be refused (the
+            // log full again with this burst) and, after a whole-second
+            // hint, hold the next window to that hint's end; held to its
+            // reset as a fixed window, the send at the epoch second it
+            // names is refused too (a log's reset names its oldest send's
+            // exit). A log of the measured length from now on.
+            Refill::Unknown
+                if self.probed_again && came_back_at_once && self.sharing.never_saw_others() =>
+            {
+                self.refill = Refill::Windowed;
+                self.window.slide();
+            }
             _ => {}
         }
+    }
+
+    /// Whether the window probed once more gave back, by a reading of
+    /// `remaining` received at `now` with none of our requests in flight,
+    /// more units than a counter's weight decays in the time since it
+    /// opened (its limit per window, floored: one more at most): our
+    /// successes since, less what the count fell by, less the requests in
+    /// flight at the opening (its count may hold them already). Only with
+    /// a window's length measured.
+    fn came_back_at_once(&self, now: Instant, remaining: u64, limit: f64) -> bool {
+        let (Some(opened), Some(window)) = (self.again_opened, self.window.length()) else {
+            return false;
+        };
+        let sent = self.successes.saturating_sub(opened.successes);
+        let back = remaining
+            .saturating_add(sent)
+            .saturating_sub(opened.remaining)
+            .saturating_sub(u64::from(opened.in_flight)) as f64;
+        let elapsed = now.saturating_duration_since(opened.at);
+        let decayed = limit * secs(elapsed) / secs(window).max(EPSILON);
+        back > 1.0 + decayed
     }
 
     /// Measures the rate of a continuously refilled quota from the last
