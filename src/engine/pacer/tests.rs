@@ -179,26 +179,29 @@ fn send_precise(
 /// refused with `hint`. Returns the pacer, the next send's number and when
 /// that reading came.
 fn third_window_opened(t0: Instant, hint: Duration, in_flight: u32) -> (Pacer, u64, Instant) {
+    // The resets name the window of a whole-second hint (else 1 s) and
+    // 920 ms more; the probe goes a 20th of the last one later.
+    let base = hint.max(Duration::from_secs(1)).as_millis() as u64;
     let (mut pacer, mut seq) = (Pacer::default(), 0);
     for n in 0..20 {
-        send_precise(&mut pacer, &mut seq, t0 + ms(n), 19 - n, 1920 - n);
+        send_precise(&mut pacer, &mut seq, t0 + ms(n), 19 - n, base + 920 - n);
     }
-    let probe = t0 + ms(116);
+    let probe = t0 + ms(21 + (base + 901) / 20);
     assert_eq!(pacer.admit(probe, None), Ok(()));
-    pacer.sync(probe + ms(1), reading(0, 20, None, Some(ms(1803))), 0);
+    pacer.sync(probe + ms(1), reading(0, 20, None, Some(ms(base + 803))), 0);
     pacer.on_throttle(probe + ms(1), Some(hint));
     assert_eq!(pacer.refill, Refill::Windowed);
     // The next window opens whole (the whole burst has left) where the
     // hint ended: spent.
     let second = probe + ms(2) + hint;
     for n in 0..20 {
-        send_precise(&mut pacer, &mut seq, second + ms(n), 19 - n, 1900);
+        send_precise(&mut pacer, &mut seq, second + ms(n), 19 - n, base + 900);
     }
     assert!(!pacer.window.is_sliding());
     let opening = second + (second - t0);
     assert_eq!(pacer.admit(opening, Some(seq)), Ok(()));
     let at = opening + ms(1);
-    let mut r = reading(4, 20, None, Some(ms(1900) + ms(1) / 3));
+    let mut r = reading(4, 20, None, Some(ms(base + 900) + ms(1) / 3));
     r.seq = Some(seq);
     pacer.sync(at, r, in_flight);
     pacer.answered(seq, at, true);
@@ -246,35 +249,43 @@ fn a_window_without_a_stated_rate_opening_short_is_a_sliding_log() {
 #[test]
 fn a_window_probed_once_more_giving_units_back_at_once_is_a_sliding_log() {
     let t0 = Instant::now();
-    // Units back, each reading a millisecond after the last: `counts`.
-    let spent_with = |in_flight: u32, counts: &[u64]| {
-        let (mut pacer, mut seq, mut at) =
-            third_window_opened(t0, Duration::from_secs(1), in_flight);
+    // A window of the length a whole-second `hint` measured; `counts`
+    // read `step` apart after the opening, alone unless said.
+    let spent_with = |hint: u64, in_flight: u32, step: u64, counts: &[u64]| {
+        let hint = Duration::from_secs(hint);
+        let (mut pacer, mut seq, mut at) = third_window_opened(t0, hint, in_flight);
+        assert_eq!(pacer.window.length(), Some(hint));
         for &n in counts {
-            at = send_precise(&mut pacer, &mut seq, at, n, 1900);
+            at = send_precise(&mut pacer, &mut seq, at + ms(step) - ms(1), n, 1900);
         }
         pacer
+    };
+    let is_log = |pacer: &Pacer| {
+        assert_eq!(pacer.window.is_sliding(), pacer.refill == Refill::Windowed);
+        assert!(pacer.window.is_sliding() || pacer.refill == Refill::Unknown);
+        pacer.window.is_sliding()
     };
     // Three sends after the opening's, the count 1 lower: two units back
     // in 3 ms, where a counter of 20 per second (the measured length)
     // gives back 1.06 at most (its decay, and one for the floor).
-    let log = spent_with(0, &[4, 3, 3]);
-    assert!(log.window.is_sliding());
-    assert_eq!(log.refill, Refill::Windowed);
+    assert!(is_log(&spent_with(1, 0, 1, &[4, 3, 3])));
     // One back: the floor of a counter's count may explain it; the probe
     // still decides.
-    let one = spent_with(0, &[4, 3]);
-    assert!(!one.window.is_sliding());
-    assert_eq!(one.refill, Refill::Unknown);
+    assert!(!is_log(&spent_with(1, 0, 1, &[4, 3])));
     // The count falls by each send: a counter's.
-    let counter = spent_with(0, &[3, 2, 1, 0]);
-    assert!(!counter.window.is_sliding());
-    assert_eq!(counter.refill, Refill::Unknown);
+    assert!(!is_log(&spent_with(1, 0, 1, &[3, 2, 1, 0])));
     // With 3 of our requests in flight at the opening, its count may
     // already hold their units: the same readings show none back.
-    let in_flight = spent_with(3, &[4, 3, 3]);
-    assert!(!in_flight.window.is_sliding());
-    assert_eq!(in_flight.refill, Refill::Unknown);
+    assert!(!is_log(&spent_with(1, 3, 1, &[4, 3, 3])));
+    // Two back in 90 ms: a counter of 20 per 2 s gives back 1.9 at most,
+    // one of 20 per second 2.8.
+    assert!(is_log(&spent_with(2, 0, 30, &[4, 3, 3])));
+    assert!(!is_log(&spent_with(1, 0, 30, &[4, 3, 3])));
+    // One back in no time at all: the floor again.
+    let (mut same_instant, seq, at) = third_window_opened(t0, Duration::from_secs(1), 0);
+    assert_eq!(same_instant.admit(at, Some(seq)), Ok(()));
+    same_instant.sync(at, reading(4, 20, None, Some(ms(1900) + ms(1) / 3)), 0);
+    assert!(!is_log(&same_instant));
 }
 
 /// As above, with whole-second resets (`RateLimit-Reset: 1`, the demo
