@@ -283,9 +283,8 @@ pub(crate) struct Pacer {
     /// had spent it, before a probe told how it refills (see [`Self::rate`]).
     spent_unprobed: bool,
     /// A quota read as fixed windows after its refused probe was probed
-    /// once more, its next window having opened short (`refill.rs`).
-    probed_again: bool,
-    /// The reading that opened the window probed once more (`refill.rs`).
+    /// once more, its next window having opened short: the reading that
+    /// opened that window (`refill.rs`; see [`Self::probed_again`]).
     again_opened: Option<AgainOpened>,
     /// The last reading's reset was further than one stated window: no
     /// fixed window's end (see [`Self::within_a_window`]).
@@ -342,7 +341,7 @@ impl Pacer {
             None => self
                 .observed_rate
                 .map(|rate| {
-                    if self.probed_again {
+                    if self.probed_again() {
                         rate * self.counter_sustains()
                     } else {
                         rate
@@ -354,6 +353,11 @@ impl Pacer {
                     .rate()
                     .filter(|_| !self.spent_unprobed || self.refill == Refill::Windowed)),
         }
+    }
+
+    /// Whether the quota was probed once more (`refill.rs`).
+    fn probed_again(&self) -> bool {
+        self.again_opened.is_some()
     }
 
     /// The fraction of its limit per window a sliding window counter
@@ -601,7 +605,7 @@ impl Pacer {
         // 6.5 s for 100 successes; with `R` alone, 101 in 4.7 s, the floor).
         // So is a quota without a window probed once more (`refill.rs`):
         // a counter, as far as its readings show.
-        let high = if (self.counter || self.probed_again) && self.coarse_hints {
+        let high = if (self.counter || self.probed_again()) && self.coarse_hints {
             remaining * share
         } else {
             (remaining + 1.0) * share - HIGH_MARGIN
@@ -847,7 +851,7 @@ impl Pacer {
             // spent once per two windows (the demo server's counter with
             // `X-RateLimit-*`, c=4: 7.8 s for 100 successes in 2 runs of
             // 239 before, the others 4.4–5.1 s; at most 5.3 s in 150 after).
-            Refill::Continuous { measured } if measured || self.probed_again => {
+            Refill::Continuous { measured } if measured || self.probed_again() => {
                 self.observed_rate = self.observed_rate.map(|r| r / 2.0);
                 self.first_reading = None;
             }

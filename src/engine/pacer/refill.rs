@@ -139,16 +139,16 @@ impl Pacer {
         let back = remaining.saturating_add(u64::from(others));
         let short = back <= OPENED_SPENT
             || (self.coarse_hints && opens_short(remaining, others, limit as u64));
-        let came_back_at_once = others == 0 && self.came_back_at_once(now, remaining, limit);
+        let faster_than_a_counter =
+            others == 0 && self.gave_back_faster_than_a_counter(now, remaining, limit);
         match self.refill {
             Refill::Windowed
-                if !self.probed_again
+                if !self.probed_again()
                     && self.window.fresh()
                     && !self.window.is_sliding()
                     && short =>
             {
                 self.refill = Refill::Unknown;
-                self.probed_again = true;
                 self.again_opened = Some(AgainOpened {
                     at: now,
                     remaining,
@@ -161,7 +161,7 @@ impl Pacer {
                 self.observed_rate = None;
             }
             Refill::Probing { .. }
-                if self.probed_again && back as f64 >= limit * CAME_BACK_AT_ONCE =>
+                if self.probed_again() && back as f64 >= limit * CAME_BACK_AT_ONCE =>
             {
                 self.refill = Refill::Windowed;
             }
@@ -174,7 +174,9 @@ impl Pacer {
             // names is refused too (a log's reset names its oldest send's
             // exit). A log of the measured length from now on.
             Refill::Unknown
-                if self.probed_again && came_back_at_once && self.sharing.never_saw_others() =>
+                if self.probed_again()
+                    && faster_than_a_counter
+                    && self.sharing.never_saw_others() =>
             {
                 self.refill = Refill::Windowed;
                 self.window.slide();
@@ -190,7 +192,7 @@ impl Pacer {
     /// successes since, less what the count fell by, less the requests in
     /// flight at the opening (its count may hold them already). Only with
     /// a window's length measured.
-    fn came_back_at_once(&self, now: Instant, remaining: u64, limit: f64) -> bool {
+    fn gave_back_faster_than_a_counter(&self, now: Instant, remaining: u64, limit: f64) -> bool {
         let (Some(opened), Some(window)) = (self.again_opened, self.window.length()) else {
             return false;
         };
