@@ -951,6 +951,83 @@ fn next_window_reads(pacer: &mut Pacer, t0: Instant, remaining: u64) -> Instant 
     at
 }
 
+/// After [`burst_then_refusal`] with whole-second resets (the readings
+/// guarantee the window's end at 1000 ms) and a precise hint ending at
+/// 500 ms (a clock-aligned window's boundary): the unit promised then is
+/// lent to send 21, the next waits; returns when 21 goes.
+fn unit_lent_at_the_hint_s_end(pacer: &mut Pacer, t0: Instant) -> Instant {
+    burst_then_refusal(pacer, t0, Duration::from_secs(1), ms(150));
+    assert!(pacer.window.is_known());
+    assert_eq!(pacer.admit(t0 + ms(400), Some(21)), Err(ms(100)));
+    let at = t0 + ms(500);
+    assert_eq!(pacer.admit(at, Some(21)), Ok(()));
+    assert!(pacer.admit(at, Some(22)).is_err());
+    at
+}
+
+#[test]
+fn a_precise_hint_before_the_readings_end_lends_a_unit_that_opens_the_next_window() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    let at = unit_lent_at_the_hint_s_end(&mut pacer, t0);
+    // The next window opens whole: its units go at once, not at 1000 ms.
+    let answer = at + ms(1);
+    pacer.sync(
+        answer,
+        QuotaReading {
+            seq: Some(21),
+            ..policy_1s(19)
+        },
+        0,
+    );
+    pacer.answered(21, answer, true);
+    for seq in 22..41 {
+        assert_eq!(pacer.admit(answer, Some(seq)), Ok(()), "send {seq}");
+    }
+    assert!(pacer.admit(answer, Some(41)).is_err());
+}
+
+#[test]
+fn a_lent_unit_that_opens_no_whole_window_holds_to_the_readings_end_for_good() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    let at = unit_lent_at_the_hint_s_end(&mut pacer, t0);
+    // A bucket's unit (or a count off by one): nothing opened, the mirror
+    // holds to the end the readings guarantee.
+    let answer = at + ms(1);
+    pacer.sync(
+        answer,
+        QuotaReading {
+            seq: Some(21),
+            ..policy_1s(1)
+        },
+        0,
+    );
+    pacer.answered(21, answer, true);
+    assert_eq!(pacer.admit(answer, Some(22)), Err(ms(499)));
+    // A later refusal's precise hint lends nothing.
+    pacer.on_throttle(t0 + ms(600), Some(ms(150)));
+    assert!(pacer.admit(t0 + ms(750), Some(22)).is_err());
+    // Refused, the lent send refutes lending too.
+    let mut refused = Pacer::default();
+    let at = unit_lent_at_the_hint_s_end(&mut refused, t0);
+    refused.answered(21, at + ms(1), false);
+    refused.on_throttle(at + ms(1), Some(ms(150)));
+    assert!(refused.admit(at + ms(151), Some(22)).is_err());
+}
+
+#[test]
+fn a_precise_hint_within_a_unit_s_time_lends_nothing() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    // 50 ms is one unit at 20 per second: a bucket's next unit.
+    burst_then_refusal(&mut pacer, t0, Duration::from_secs(1), ms(50));
+    assert!(pacer.admit(t0 + ms(400), Some(21)).is_err());
+    let mut longer = Pacer::default();
+    burst_then_refusal(&mut longer, t0, Duration::from_secs(1), ms(51));
+    assert_eq!(longer.admit(t0 + ms(401), Some(21)), Ok(()));
+}
+
 #[test]
 fn a_window_opening_short_of_its_limit_is_a_sliding_log() {
     let t0 = Instant::now();
