@@ -210,13 +210,16 @@ mod tests {
 
     const LIMIT: Option<f64> = Some(20.0);
 
-    /// Readings `(remaining, in flight, admitted)` received 1 ms apart.
-    fn read(sharing: &mut Sharing, readings: &[(u64, u32, u64)]) {
+    /// What readings `(remaining, in flight, admitted)` received 1 ms
+    /// apart show.
+    fn after(readings: &[(u64, u32, u64)]) -> Sharing {
+        let mut sharing = Sharing::default();
         let t0 = Instant::now();
         for (i, &(remaining, in_flight, admitted)) in readings.iter().enumerate() {
             let now = t0 + Duration::from_millis(i as u64);
             sharing.notice_others(now, remaining, in_flight, LIMIT, admitted);
         }
+        sharing
     }
 
     #[test]
@@ -224,11 +227,7 @@ mod tests {
         // `1` with one request in flight, which the server had counted
         // before it: answered late, `3`; then one more send, `0`. From the
         // `3`, two units nobody of ours spent; from the `1`, none.
-        let mut sharing = Sharing::default();
-        read(
-            &mut sharing,
-            &[(2, 2, 18), (1, 1, 18), (3, 0, 18), (0, 0, 19)],
-        );
+        let sharing = after(&[(2, 2, 18), (1, 1, 18), (3, 0, 18), (0, 0, 19)]);
         assert!(sharing.never_saw_others());
         assert_eq!(sharing.share(), 1.0);
         // Drawn down: 2 → 1, then 1 → 0 (the smaller fall), not 3 → 0.
@@ -239,11 +238,7 @@ mod tests {
     fn a_rise_with_nothing_of_ours_in_flight_is_compared_alone() {
         // Nothing in flight at the `1`: the `3` is units come back, and
         // the fall to `0` with one send is two units of others.
-        let mut sharing = Sharing::default();
-        read(
-            &mut sharing,
-            &[(2, 1, 18), (1, 0, 18), (3, 0, 18), (0, 0, 19)],
-        );
+        let sharing = after(&[(2, 1, 18), (1, 0, 18), (3, 0, 18), (0, 0, 19)]);
         assert!(!sharing.never_saw_others());
         assert!((sharing.share() - 1.0 / 3.0).abs() < 1e-9);
     }
@@ -253,11 +248,7 @@ mod tests {
         // A window's boundary: `1` with one in flight, then the new
         // window's `19`, `17`; then `10` with one send: six units of
         // others, whatever the `1` before the rise says.
-        let mut sharing = Sharing::default();
-        read(
-            &mut sharing,
-            &[(1, 1, 20), (19, 0, 20), (17, 0, 22), (10, 0, 23)],
-        );
+        let sharing = after(&[(1, 1, 20), (19, 0, 20), (17, 0, 22), (10, 0, 23)]);
         assert!(!sharing.never_saw_others());
         assert!((sharing.share() - 1.0 / 7.0).abs() < 1e-9);
     }

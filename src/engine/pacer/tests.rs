@@ -965,22 +965,25 @@ fn unit_lent_at_the_hint_s_end(pacer: &mut Pacer, t0: Instant) -> Instant {
     at
 }
 
+/// [`unit_lent_at_the_hint_s_end`], then its answer 1 ms later reads
+/// `remaining`; returns when.
+fn lent_unit_answered(pacer: &mut Pacer, t0: Instant, remaining: u64) -> Instant {
+    let answer = unit_lent_at_the_hint_s_end(pacer, t0) + ms(1);
+    let reading = QuotaReading {
+        seq: Some(21),
+        ..policy_1s(remaining)
+    };
+    pacer.sync(answer, reading, 0);
+    pacer.answered(21, answer, true);
+    answer
+}
+
 #[test]
 fn a_precise_hint_before_the_readings_end_lends_a_unit_that_opens_the_next_window() {
     let t0 = Instant::now();
     let mut pacer = Pacer::default();
-    let at = unit_lent_at_the_hint_s_end(&mut pacer, t0);
     // The next window opens whole: its units go at once, not at 1000 ms.
-    let answer = at + ms(1);
-    pacer.sync(
-        answer,
-        QuotaReading {
-            seq: Some(21),
-            ..policy_1s(19)
-        },
-        0,
-    );
-    pacer.answered(21, answer, true);
+    let answer = lent_unit_answered(&mut pacer, t0, 19);
     for seq in 22..41 {
         assert_eq!(pacer.admit(answer, Some(seq)), Ok(()), "send {seq}");
     }
@@ -991,19 +994,9 @@ fn a_precise_hint_before_the_readings_end_lends_a_unit_that_opens_the_next_windo
 fn a_lent_unit_that_opens_no_whole_window_holds_to_the_readings_end_for_good() {
     let t0 = Instant::now();
     let mut pacer = Pacer::default();
-    let at = unit_lent_at_the_hint_s_end(&mut pacer, t0);
     // A bucket's unit (or a count off by one): nothing opened, the mirror
     // holds to the end the readings guarantee.
-    let answer = at + ms(1);
-    pacer.sync(
-        answer,
-        QuotaReading {
-            seq: Some(21),
-            ..policy_1s(1)
-        },
-        0,
-    );
-    pacer.answered(21, answer, true);
+    let answer = lent_unit_answered(&mut pacer, t0, 1);
     assert_eq!(pacer.admit(answer, Some(22)), Err(ms(499)));
     // A later refusal's precise hint lends nothing.
     pacer.on_throttle(t0 + ms(600), Some(ms(150)));
