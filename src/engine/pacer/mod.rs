@@ -606,13 +606,13 @@ impl Pacer {
             return;
         }
         // The answer to the send a refusal's hint let go before the
-        // window's guaranteed end: unless it opens a whole window, it
+        // window's guaranteed end: unless it reads a whole window (the
+        // limit less the send it answers and those in flight), it
         // tells nothing of the window (a bucket's unit, or a count off by
         // one), and the mirror holds to that end (`promise.rs`).
-        let opened_whole = self.window.opens_next(now, remaining)
-            && self
-                .policy_capacity
-                .is_none_or(|limit| !opens_short(remaining, others, limit as u64));
+        let opened_whole = self
+            .policy_capacity
+            .is_some_and(|limit| !opens_short(remaining, others, limit as u64));
         if self.promise.answered(reading.seq, opened_whole) && !opened_whole {
             return;
         }

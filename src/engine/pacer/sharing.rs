@@ -252,4 +252,16 @@ mod tests {
         assert!(!sharing.never_saw_others());
         assert!((sharing.share() - 1.0 / 7.0).abs() < 1e-9);
     }
+
+    #[test]
+    fn an_equal_reading_is_no_rise() {
+        // `5` twice, one of ours in flight at the first: the second is
+        // the base alone, and the fall to `3` with nothing sent or in
+        // flight is two units of others.
+        let sharing = after(&[(5, 1, 10), (5, 0, 10), (3, 0, 10)]);
+        assert!(!sharing.never_saw_others());
+        // Four of ours and four of theirs: half the rate is ours.
+        let sharing = after(&[(19, 0, 0), (11, 0, 4)]);
+        assert!((sharing.share() - 0.5).abs() < 1e-9);
+    }
 }

@@ -300,13 +300,6 @@ impl Window {
         self.sliding
     }
 
-    /// Whether a reading of `remaining` received at `now` would open the
-    /// next window (see [`Self::read`]).
-    pub(super) fn opens_next(&self, now: Instant, remaining: u64) -> bool {
-        let rose = self.last_remaining.is_some_and(|last| remaining > last);
-        rose || self.ends_at.is_some_and(|end| now >= end)
-    }
-
     /// Whether the last reading opened the next window.
     pub(super) fn fresh(&self) -> bool {
         self.fresh
