@@ -147,8 +147,9 @@
 //!    lending for the scope (`promise.rs`; the demo server's clock-aligned
 //!    window with IETF fields, c=4: 4.01 s for 100 successes whatever
 //!    the phase, 1.05–1.26× its floor, in 60 runs before; 3.76–4.02 s,
-//!    at most 1.024×, in 30 after). Where several dialects describe one quota,
-//!    the tightest reset is used. Within a window `remaining` only falls (as the mirror
+//!    at most 1.024×, in 30 after). Where several dialects describe one
+//!    quota, the tightest reset is used. Within a window `remaining` only
+//!    falls (as the mirror
 //!    assumes until a probe shows a refill): at concurrency above one, a
 //!    higher count whose precise reset names the same end as the lowest
 //!    read (even in the answer to an older send) was counted before it and
