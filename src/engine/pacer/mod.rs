@@ -71,7 +71,9 @@
 //!    were chosen on the simulated herd (ten clients, one bucket of 20 at
 //!    20/s): a cut to 0.5 wastes 20 % of 250 requests, 0.1 wastes 7 %; an
 //!    off-by-one server (`remaining` counted before the request) still gets
-//!    its full rate.
+//!    its full rate. Only the latest count is compared: the answer to one
+//!    of our sends that was in flight when the latest count came, reading
+//!    higher, is a count made before it (`counted.rs`).
 //!
 //! 4. **A reserve for newcomers.** A process that starts knows nothing, so
 //!    its first request is refused whenever the others have spent the last
@@ -154,7 +156,10 @@
 //!    higher count whose precise reset names the same end as the lowest
 //!    read (even in the answer to an older send) was counted before it and
 //!    answered late; re-synced from, it would lift the mirror a unit above
-//!    what is left (`window.rs`). A reset further than one
+//!    what is left (`window.rs`). The other way round, the mirror synced
+//!    from the latest count keeps a unit back for each of our sends then
+//!    in flight; one answered since with a higher count was counted before
+//!    it, and its unit is given back (`counted.rs`). A reset further than one
 //!    stated window (rounded up to whole seconds) is no fixed window's end:
 //!    a sliding window counter's quota is whole again only once the current
 //!    window's count has left the weighted pair, up to two windows away.
@@ -213,6 +218,7 @@
 
 use std::time::{Duration, Instant};
 
+mod counted;
 mod cycle;
 mod drawdown;
 mod learned;
@@ -222,6 +228,7 @@ mod sharing;
 mod window;
 
 use super::time::{is_whole_seconds, later, wait_from_secs};
+use counted::Counted;
 use cycle::Cycle;
 use drawdown::Drawdown;
 use learned::Learned;
@@ -283,6 +290,8 @@ pub(crate) struct Pacer {
     drawdown: Drawdown,
     sharing: Sharing,
     window: Window,
+    /// The latest count read and our sends in flight then (`counted.rs`).
+    counted: Counted,
     refill: Refill,
     /// The rate of a continuously refilled quota without a window.
     observed_rate: Option<f64>,
@@ -451,6 +460,7 @@ impl Pacer {
         if admitted.is_ok() {
             self.promise.sent(seq);
             self.drawdown.sent(now, seq);
+            self.counted.sent(seq);
             // The sends a learned cycle is counted against: with a policy
             // (a sliding log's, module docs 7), or, without, once a refusal
             // started learning.
@@ -604,6 +614,7 @@ impl Pacer {
         if self.window.stale(falls_only, now, remaining, reading.reset)
             || self.window.stale_in_flight(counts_fall, now, remaining)
         {
+            self.counted_before_latest(now, reading);
             return;
         }
         // The answer to the send a refusal's hint let go before the
@@ -617,6 +628,18 @@ impl Pacer {
         if self.promise.answered(reading.seq, opened_whole) && !opened_whole {
             return;
         }
+        // A count the server made before the latest one read (the answer
+        // to a send then in flight, reading higher) is older news: with a
+        // stated rate (which refills the mirror anyway) or in a fixed
+        // window, it re-syncs nothing, is no base to judge others' spending
+        // from, and in a fixed window gives back the unit kept for its send
+        // (`counted.rs`). Past the quota's reset, counts start again.
+        let reset_passed = self.window.ends_at().is_some_and(|end| now >= end);
+        let older_news = !reset_passed && self.counted.older_news(reading.seq, remaining);
+        if older_news && (self.policy_rate.is_some() || self.windowed()) {
+            self.note_older(now, reading);
+            return;
+        }
         self.last_reading = Some((now, remaining));
         self.reset_beyond_window = reading.reset.is_some_and(|r| !self.within_a_window(r));
         let raw_remaining = remaining;
@@ -624,6 +647,9 @@ impl Pacer {
         let admitted = self.drawdown.admitted();
         self.sharing
             .notice_others(now, remaining, others, policy_limit, admitted);
+        if !older_news {
+            self.counted.read(remaining, reading.seq, others, admitted);
+        }
         if self.unrefilled(now, reading.seq, raw_remaining) {
             self.window.recognise();
         }
@@ -715,6 +741,36 @@ impl Pacer {
     pub(crate) fn note_older(&mut self, now: Instant, reading: QuotaReading) {
         if let Some(remaining) = reading.remaining {
             self.window.note(now, remaining, reading.reset);
+        }
+        self.counted_before_latest(now, reading);
+    }
+
+    /// A reading of a fixed window received at `now` that re-synced
+    /// nothing (older news): the answer to a send of ours in flight at the
+    /// latest count, counted before it, gives back the unit the mirror kept
+    /// for it (`counted.rs`).
+    fn counted_before_latest(&mut self, now: Instant, reading: QuotaReading) {
+        let Some(remaining) = reading.remaining else {
+            return;
+        };
+        if !self.windowed() || self.window.is_sliding() {
+            return;
+        }
+        let admitted = self.drawdown.admitted();
+        let Some((latest, held)) = self
+            .counted
+            .counted_before(reading.seq, remaining, admitted)
+        else {
+            return;
+        };
+        // As synced from the latest count, with fewer sends in doubt.
+        let left = latest as f64 * self.sharing.share() - held as f64;
+        if let Some(est) = self
+            .estimate
+            .as_mut()
+            .filter(|e| e.reset_at.is_some_and(|end| now < end))
+        {
+            est.tokens = est.tokens.max(left);
         }
     }
 

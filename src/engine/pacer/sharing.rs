@@ -121,6 +121,10 @@ impl Sharing {
     /// was cut to a third, then a tenth at the window's refusal, and the
     /// window was never recognised: 5.9–6.2 s for 100 successes on the demo
     /// server's fixed windows, where 4.0 s is the floor, in 2 of 120 runs.)
+    ///
+    /// The caller passes no reading it knows to be older news (the answer
+    /// to a send in flight at the latest count, reading higher;
+    /// `counted.rs`), which no base can explain.
     pub(super) fn notice_others(
         &mut self,
         now: Instant,

@@ -1370,3 +1370,150 @@ fn a_window_that_counted_fewer_of_our_sends_than_its_limit_is_a_sliding_log() {
     assert_eq!(next_window_at_c4(&mut window, t0, 20), 20);
     assert!(window.window.is_known() && !window.window.is_sliding());
 }
+
+/// A known fixed window spent four sends at a time from 1001 ms, the
+/// server counting them in order (send `s` reads `40 − s`) and answering
+/// each at once; `swapped`: an odd send's answer only once no later send
+/// is out. Returns the sends admitted in the window.
+fn window_spent_four_at_a_time(swapped: bool) -> u64 {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    first_burst_refused(&mut pacer, t0);
+    let mut at = t0 + ms(1001);
+    let mut out: Vec<u64> = Vec::new();
+    let (mut next, mut last_synced) = (21, 0);
+    loop {
+        while out.len() < 4 && pacer.admit(at, Some(next)).is_ok() {
+            out.push(next);
+            next += 1;
+        }
+        let held = |seq: u64| swapped && seq % 2 == 1 && out.iter().any(|s| *s > seq);
+        let Some(seq) = out.iter().copied().find(|seq| !held(*seq)) else {
+            break;
+        };
+        out.retain(|s| *s != seq);
+        at += Duration::from_micros(100);
+        let answer = answer_1s(seq, 40 - seq);
+        if seq > last_synced {
+            last_synced = seq;
+            pacer.sync(at, answer, out.len() as u32);
+        } else {
+            pacer.note_older(at, answer);
+        }
+        pacer.answered(seq, at, true);
+        pacer.on_success(at, false);
+    }
+    assert!(at < t0 + ms(1100), "the window's units go at once");
+    next - 21
+}
+
+#[test]
+fn a_send_counted_before_the_latest_count_gives_its_unit_back() {
+    assert_eq!(window_spent_four_at_a_time(false), 20);
+    // Each synced reading (an even send's) keeps a unit for the odd sends
+    // before it, still out; their answers, higher counts, say they were
+    // counted before and give the units back.
+    assert_eq!(window_spent_four_at_a_time(true), 20);
+}
+
+#[test]
+fn a_count_made_before_the_latest_one_is_not_judged_as_others_spending() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    let second = Duration::from_secs(1);
+    let policy = |remaining: u64, seq: u64| QuotaReading {
+        seq: Some(seq),
+        ..reading(remaining, 40, Some(second), Some(second))
+    };
+    // Alone, one at a time: sends 0..15 read 39..25.
+    for seq in 0..15 {
+        let at = t0 + ms(seq);
+        assert_eq!(pacer.admit(at, Some(seq)), Ok(()));
+        pacer.sync(at, policy(39 - seq, seq), 0);
+        pacer.answered(seq, at, true);
+    }
+    // Sends 15..19 at once; the server counts 17 (24), 18 (23), 15 (22),
+    // 16 (21). 15 answers first, then 19 goes (counted last: 20); 17 and
+    // 18 answer late with the counts made before 15's, 16 as an older
+    // send.
+    let at = t0 + ms(20);
+    for seq in 15..19 {
+        assert_eq!(pacer.admit(at, Some(seq)), Ok(()));
+    }
+    let answers: [(u64, u64, u32); 5] = [
+        (15, 22, 3),
+        (17, 24, 3),
+        (16, 21, 2),
+        (18, 23, 1),
+        (19, 20, 0),
+    ];
+    for (i, (seq, remaining, others)) in answers.into_iter().enumerate() {
+        let at = at + ms(i as u64 + 1);
+        if seq == 16 {
+            pacer.note_older(at, policy(remaining, seq));
+        } else {
+            pacer.sync(at, policy(remaining, seq), others);
+        }
+        pacer.answered(seq, at, true);
+        if seq == 15 {
+            assert_eq!(pacer.admit(at, Some(19)), Ok(()));
+        }
+    }
+    // From 15's count (22) to 19's (20), 16 and 19 of ours: nobody else.
+    // Judged from 18's late 23, with only 19 sent since and 16 answered,
+    // the fall of 3 read as two units of others.
+    assert!(pacer.sharing.never_saw_others());
+    assert_eq!(pacer.sharing.share(), 1.0);
+}
+
+/// [`policy_1s`] in the answer to send `seq`.
+fn answer_1s(seq: u64, remaining: u64) -> QuotaReading {
+    QuotaReading {
+        seq: Some(seq),
+        ..policy_1s(remaining)
+    }
+}
+
+#[test]
+fn a_count_made_before_the_latest_one_lifts_no_mirror() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    for seq in 0..4 {
+        assert_eq!(pacer.admit(t0, Some(seq)), Ok(()));
+    }
+    // The server counts 0 (19), 2 (18), 1 (17), 3 (16); 1 answers first.
+    let at = t0 + ms(1);
+    pacer.sync(at, answer_1s(1, 17), 3);
+    pacer.answered(1, at, true);
+    let tokens = pacer.estimate.map(|e| e.tokens);
+    // 2's 18 is older news: re-synced from, the mirror would hold a unit
+    // already gone (18 less the reserve and the two still out: 14).
+    pacer.sync(at, answer_1s(2, 18), 2);
+    pacer.answered(2, at, true);
+    assert_eq!(pacer.estimate.map(|e| e.tokens), tokens);
+    // 3's 16 is the latest count.
+    pacer.sync(at, answer_1s(3, 16), 1);
+    assert_eq!(pacer.estimate.map(|e| e.tokens), Some(16.0 - 2.0 - 1.0));
+}
+
+#[test]
+fn a_unit_given_back_is_claimed_at_our_share() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    first_burst_refused(&mut pacer, t0);
+    let at = t0 + ms(1001);
+    for seq in 21..25 {
+        assert_eq!(pacer.admit(at, Some(seq)), Ok(()), "send {seq}");
+    }
+    // Others spend it too: a refusal cut our share to a tenth, the next
+    // window's opening doubles it. 22's 18 (21, 23, 24 out) is 3.6 units
+    // of ours, 3.8 with the rounding unit.
+    pacer.sharing.on_refusal();
+    pacer.sync(at + ms(1), answer_1s(22, 18), 3);
+    pacer.answered(22, at + ms(1), true);
+    let tokens = pacer.estimate.map(|e| e.tokens);
+    // 21's 19, counted before: 18 · 0.2 less the two still out (1.6) is
+    // less than the mirror holds.
+    pacer.note_older(at + ms(2), answer_1s(21, 19));
+    assert_eq!(pacer.estimate.map(|e| e.tokens), tokens);
+}
