@@ -124,7 +124,8 @@ impl Sharing {
     ///
     /// The caller passes no reading it knows to be older news (the answer
     /// to a send in flight at the latest count, reading higher;
-    /// `counted.rs`), which no base can explain.
+    /// `counted.rs`): the fall from it would take in our sends counted
+    /// between it and the latest count, which no base counts as ours.
     pub(super) fn notice_others(
         &mut self,
         now: Instant,
