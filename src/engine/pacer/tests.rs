@@ -1325,33 +1325,45 @@ fn a_window_that_does_not_refill_at_the_policy_rate_is_known_before_a_refusal() 
     assert!(went[59] >= t0 + Duration::from_secs(2));
 }
 
-/// After [`paced_alone`]'s 20 sends in a window it learned, the next
-/// window at 1001 ms at concurrency 4 (each answer 0.1 ms after the next
-/// send, the oldest first) against a quota holding `units` of 20 then:
-/// returns how many went.
-fn next_window_at_c4(pacer: &mut Pacer, t0: Instant, units: u64) -> u64 {
+/// After 20 sends in a window the pacer learned (sends `0..first`), the
+/// next window at 1001 ms at concurrency 4 against a quota holding `units`
+/// of 20 then, the server counting the sends in order (send `s` reads
+/// `units − (s − first + 1)`) and answering each 0.1 ms after the next
+/// send, the oldest first; `odd_late`: an odd send's answer only once no
+/// later send is out. Returns how many went.
+fn next_window_at_c4(
+    pacer: &mut Pacer,
+    t0: Instant,
+    first: u64,
+    units: u64,
+    odd_late: bool,
+) -> u64 {
     let mut now = t0 + ms(1001);
-    let (mut seq, mut counted) = (20, 0);
-    let mut out = std::collections::VecDeque::new();
+    let (mut next, mut last_synced) = (first, 0);
+    let mut out: Vec<u64> = Vec::new();
     loop {
-        while out.len() < 4 && pacer.admit(now, Some(seq)).is_ok() {
-            out.push_back(seq);
-            seq += 1;
+        while out.len() < 4 && pacer.admit(now, Some(next)).is_ok() {
+            out.push(next);
+            next += 1;
         }
-        let Some(answered) = out.pop_front() else {
-            return counted;
+        let held = |seq: u64| odd_late && seq % 2 == 1 && out.iter().any(|s| *s > seq);
+        let Some(seq) = out.iter().copied().find(|seq| !held(*seq)) else {
+            break;
         };
+        out.retain(|s| *s != seq);
         now += Duration::from_micros(100);
-        counted += 1;
-        let second = Duration::from_secs(1);
-        let policy = QuotaReading {
-            seq: Some(answered),
-            ..reading(units - counted, 20, Some(second), Some(second))
-        };
-        pacer.sync(now, policy, out.len() as u32);
-        pacer.answered(answered, now, true);
+        let answer = answer_1s(seq, units - (seq - first + 1));
+        if seq >= last_synced {
+            last_synced = seq;
+            pacer.sync(now, answer, out.len() as u32);
+        } else {
+            pacer.note_older(now, answer);
+        }
+        pacer.answered(seq, now, true);
         pacer.on_success(now, false);
     }
+    assert!(now < t0 + ms(1100), "the window's units go at once");
+    next - first
 }
 
 #[test]
@@ -1362,58 +1374,27 @@ fn a_window_that_counted_fewer_of_our_sends_than_its_limit_is_a_sliding_log() {
     // could say; its last, after 19 of our sends, is not.
     let mut log = Pacer::default();
     paced_alone(&mut log, t0, 20, |counted, _| 20 - counted);
-    assert_eq!(next_window_at_c4(&mut log, t0, 19), 19);
+    assert_eq!(next_window_at_c4(&mut log, t0, 20, 19, false), 19);
     assert!(log.window.is_sliding());
     // A fixed window holds all 20 of our sends.
     let mut window = Pacer::default();
     paced_alone(&mut window, t0, 20, |counted, _| 20 - counted);
-    assert_eq!(next_window_at_c4(&mut window, t0, 20), 20);
+    assert_eq!(next_window_at_c4(&mut window, t0, 20, 20, false), 20);
     assert!(window.window.is_known() && !window.window.is_sliding());
-}
-
-/// A known fixed window spent four sends at a time from 1001 ms, the
-/// server counting them in order (send `s` reads `40 − s`) and answering
-/// each at once; `swapped`: an odd send's answer only once no later send
-/// is out. Returns the sends admitted in the window.
-fn window_spent_four_at_a_time(swapped: bool) -> u64 {
-    let t0 = Instant::now();
-    let mut pacer = Pacer::default();
-    first_burst_refused(&mut pacer, t0);
-    let mut at = t0 + ms(1001);
-    let mut out: Vec<u64> = Vec::new();
-    let (mut next, mut last_synced) = (21, 0);
-    loop {
-        while out.len() < 4 && pacer.admit(at, Some(next)).is_ok() {
-            out.push(next);
-            next += 1;
-        }
-        let held = |seq: u64| swapped && seq % 2 == 1 && out.iter().any(|s| *s > seq);
-        let Some(seq) = out.iter().copied().find(|seq| !held(*seq)) else {
-            break;
-        };
-        out.retain(|s| *s != seq);
-        at += Duration::from_micros(100);
-        let answer = answer_1s(seq, 40 - seq);
-        if seq > last_synced {
-            last_synced = seq;
-            pacer.sync(at, answer, out.len() as u32);
-        } else {
-            pacer.note_older(at, answer);
-        }
-        pacer.answered(seq, at, true);
-        pacer.on_success(at, false);
-    }
-    assert!(at < t0 + ms(1100), "the window's units go at once");
-    next - 21
 }
 
 #[test]
 fn a_send_counted_before_the_latest_count_gives_its_unit_back() {
-    assert_eq!(window_spent_four_at_a_time(false), 20);
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    first_burst_refused(&mut pacer, t0);
+    assert_eq!(next_window_at_c4(&mut pacer, t0, 21, 20, false), 20);
     // Each synced reading (an even send's) keeps a unit for the odd sends
     // before it, still out; their answers, higher counts, say they were
     // counted before and give the units back.
-    assert_eq!(window_spent_four_at_a_time(true), 20);
+    let mut pacer = Pacer::default();
+    first_burst_refused(&mut pacer, t0);
+    assert_eq!(next_window_at_c4(&mut pacer, t0, 21, 20, true), 20);
 }
 
 #[test]
