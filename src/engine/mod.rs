@@ -27,9 +27,11 @@
 //! ```
 
 mod budget;
+mod concurrency;
 mod config;
 mod decision;
 mod pacer;
+mod round_trip;
 mod scope;
 mod state;
 mod stats;

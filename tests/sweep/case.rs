@@ -109,3 +109,95 @@ impl Case {
         self.window / f64::from(self.limit)
     }
 }
+
+/// The operating points a user reported (issue 32's table), as cases.
+pub fn reported() -> Vec<(&'static str, Case)> {
+    let base = |seed, kind, style, limit, window: f64, concurrency, successes| Case {
+        seed,
+        kind,
+        style,
+        rounding: Rounding::Up,
+        limit,
+        window,
+        phase: 0.0,
+        rtt: 0.001,
+        jitter: 0.2,
+        server_tick: 0.0,
+        concurrency,
+        successes,
+        change: None,
+        other: None,
+    };
+    vec![
+        (
+            "concurrency 2, 200 ms service, Retry-After 1 s; c=4",
+            base(
+                1_000_001,
+                Kind::Concurrency,
+                Style::RetryAfterSeconds,
+                2,
+                0.2,
+                4,
+                30,
+            ),
+        ),
+        (
+            "fixed window 20/1 s from the first request, X-RateLimit-*, 100 ms round trip; c=4",
+            Case {
+                rtt: 0.1,
+                ..base(
+                    1_000_002,
+                    Kind::FixedWindowFirst,
+                    Style::XRateLimitEpoch,
+                    20,
+                    1.0,
+                    4,
+                    80,
+                )
+            },
+        ),
+        (
+            "token bucket 20/s, problem+json retry_after_ms only, a 10 ms server timer; c=1",
+            Case {
+                server_tick: 0.01,
+                rtt: 0.02,
+                ..base(
+                    1_000_003,
+                    Kind::TokenBucket,
+                    Style::ProblemMs,
+                    20,
+                    1.0,
+                    1,
+                    100,
+                )
+            },
+        ),
+        (
+            "token bucket 20/s, Retry-After HTTP-date only; c=1",
+            Case {
+                rtt: 0.02,
+                ..base(
+                    1_000_004,
+                    Kind::TokenBucket,
+                    Style::RetryAfterDate,
+                    20,
+                    1.0,
+                    1,
+                    100,
+                )
+            },
+        ),
+        (
+            "leaky bucket of 10 draining 5/s, used/size and Retry-After; c=1",
+            base(
+                1_000_005,
+                Kind::LeakyBucket,
+                Style::UsedSize,
+                10,
+                2.0,
+                1,
+                30,
+            ),
+        ),
+    ]
+}

@@ -83,6 +83,8 @@ async fn drive(case: &Case, time_cap: f64, sent_cap: u64) -> Outcome {
         Duration::from_secs_f64(half * (1.0 + spread))
     };
     let (kind_style, rounding) = (case.style, case.rounding);
+    // `COURTEOUS_SWEEP_TRACE=1`: every arrival, for a case run alone.
+    let trace = std::env::var_os("COURTEOUS_SWEEP_TRACE").is_some();
     let network = {
         let shared = Arc::clone(&shared);
         tower::service_fn(move |_request: reqwest::Request| {
@@ -97,6 +99,18 @@ async fn drive(case: &Case, time_cap: f64, sent_cap: u64) -> Outcome {
                     let answer = shared.server.arrive(t);
                     if !answer.admitted {
                         shared.refused += 1;
+                    }
+                    if trace {
+                        println!(
+                            "{t:.4} arrival: {} (remaining {}, retry after {:.3})",
+                            if answer.admitted {
+                                "admitted"
+                            } else {
+                                "refused"
+                            },
+                            answer.view.remaining,
+                            answer.view.retry_after
+                        );
                     }
                     let (headers, content_type, body) =
                         style::render(kind_style, rounding, &answer.view, !answer.admitted, t);

@@ -111,3 +111,14 @@ pub fn table(results: &[Result]) -> String {
     line("**all**", "", &mut all);
     out
 }
+
+/// Per limiter kind: cases run and cases within bounds.
+pub fn within_by_kind(results: &[Result]) -> BTreeMap<Kind, (usize, usize)> {
+    let mut kinds: BTreeMap<Kind, (usize, usize)> = BTreeMap::new();
+    for result in results {
+        let entry = kinds.entry(result.case.kind).or_default();
+        entry.0 += 1;
+        entry.1 += usize::from(result.within_bounds());
+    }
+    kinds
+}
