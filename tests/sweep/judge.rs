@@ -13,8 +13,10 @@ use super::style::Style;
 pub struct Result {
     pub case: Case,
     pub outcome: Outcome,
-    /// The oracle's finish, case seconds.
+    /// The oracle's finish over the network's mean legs, case seconds.
     pub floor: f64,
+    /// Its finish over the shortest legs: no client finishes before.
+    pub bound: f64,
 }
 
 impl Result {
