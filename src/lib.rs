@@ -88,6 +88,11 @@ mod setup;
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 
+/// The reqwest courteous is built on, re-exported: `courteous::reqwest`
+/// names the same types courteous takes and returns (`Response`,
+/// `Request`, `Client`), with no second reqwest to pin in `Cargo.toml`.
+pub use reqwest;
+
 pub use client::{Client, ClientBuilder, RequestBuilder};
 pub use engine::{Backoff, Config, GiveUpMode, GiveUpReason, RetryBudget, Scope, ScopeStats};
 pub use error::Error;

@@ -37,8 +37,22 @@ macro_rules! courtesy_setters {
             self
         }
 
-        /// No wait ends later than this after `send` (default 120 s;
-        /// `None`: no deadline).
+        /// Bounds each request as a whole, from `send` to its response
+        /// (default 120 s; `None`: no deadline): attempts, transport and
+        /// waits. A wait that would end after it is not slept (the request
+        /// stops at once); an attempt still out when it passes is
+        /// cancelled. Either way the error says
+        /// [`is_deadline`](crate::Error::is_deadline), with the
+        /// [`attempts`](crate::Error::attempts) and the
+        /// [`elapsed`](crate::Error::elapsed) time. Reading the body of the
+        /// response returned is not bounded by it.
+        ///
+        /// reqwest's own `timeout` (on its `ClientBuilder`, or
+        /// [`RequestBuilder::timeout`](crate::RequestBuilder::timeout))
+        /// bounds each attempt instead, body included; a timed-out attempt
+        /// is retried like a connection error. Use both: `timeout` for one
+        /// slow answer, the deadline for the whole request. Per request:
+        /// [`RequestOptions::deadline`](crate::RequestOptions::deadline).
         pub fn deadline(mut self, deadline: impl Into<Option<::std::time::Duration>>) -> Self {
             let deadline = deadline.into();
             self.update_config(|c| c.deadline(deadline));

@@ -6,6 +6,8 @@ use std::io;
 
 use http::{HeaderName, HeaderValue, Method};
 
+use crate::error::NotRetryable;
+
 /// `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header).
 pub(crate) static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 
@@ -17,10 +19,11 @@ pub(crate) fn is_idempotent(method: &Method) -> bool {
     )
 }
 
-/// Whether `req` may be sent again: an idempotent method, or one made so by
-/// an `Idempotency-Key` (generated here when `generate_key` and the method is
-/// POST or PATCH), and a body that can be replayed (not a stream).
-pub(crate) fn prepare(req: &mut reqwest::Request, generate_key: bool) -> bool {
+/// Whether `req` may be sent again (`Ok`), or why not: an idempotent
+/// method, or one made so by an `Idempotency-Key` (generated here when
+/// `generate_key` and the method is POST or PATCH), and a body that can be
+/// replayed (not a stream).
+pub(crate) fn prepare(req: &mut reqwest::Request, generate_key: bool) -> Result<(), NotRetryable> {
     let method = req.method();
     let keyed = if is_idempotent(method) || req.headers().contains_key(&IDEMPOTENCY_KEY) {
         true
@@ -31,7 +34,13 @@ pub(crate) fn prepare(req: &mut reqwest::Request, generate_key: bool) -> bool {
     } else {
         false
     };
-    keyed && req.body().is_none_or(|body| body.as_bytes().is_some())
+    if !keyed {
+        Err(NotRetryable::Method)
+    } else if req.body().is_none_or(|body| body.as_bytes().is_some()) {
+        Ok(())
+    } else {
+        Err(NotRetryable::Body)
+    }
 }
 
 /// A copy of a request built by reqwest's `RequestBuilder`, to send again;
@@ -145,20 +154,20 @@ mod tests {
             Method::PUT,
             Method::DELETE,
         ] {
-            assert!(prepare(&mut request(m), false));
+            assert!(prepare(&mut request(m), false).is_ok());
         }
     }
 
     #[test]
     fn post_needs_a_key() {
         let mut post = request(Method::POST);
-        assert!(!prepare(&mut post, false));
+        assert_eq!(prepare(&mut post, false), Err(NotRetryable::Method));
         assert!(!post.headers().contains_key(&IDEMPOTENCY_KEY));
         post.headers_mut()
             .insert(IDEMPOTENCY_KEY.clone(), HeaderValue::from_static("k1"));
-        assert!(prepare(&mut post, false));
+        assert!(prepare(&mut post, false).is_ok());
         let mut patch = request(Method::PATCH);
-        assert!(prepare(&mut patch, true));
+        assert!(prepare(&mut patch, true).is_ok());
         assert_eq!(patch.headers()[&IDEMPOTENCY_KEY].len(), 32);
     }
 
@@ -169,10 +178,10 @@ mod tests {
         *put.body_mut() = Some(reqwest::Body::wrap_stream(futures_util::stream::iter(
             chunks,
         )));
-        assert!(!prepare(&mut put, false));
+        assert_eq!(prepare(&mut put, false), Err(NotRetryable::Body));
         let mut put = request(Method::PUT);
         *put.body_mut() = Some(reqwest::Body::from("bytes"));
-        assert!(prepare(&mut put, false));
+        assert!(prepare(&mut put, false).is_ok());
     }
 
     #[test]

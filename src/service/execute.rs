@@ -1,15 +1,17 @@
 //! The request loop every adapter shares: admit, send, learn, decide.
 
-use std::future::Future;
+use std::future::{Future, poll_fn};
+use std::pin::{Pin, pin};
+use std::task::Poll;
 use std::time::Duration;
 
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 use super::{Core, body, classify};
 use crate::engine::{
-    Admit, Attempt, GiveUpMode, GiveUpReason, ResponseClass, ScopeHandle, Verdict,
+    Admit, Attempt, GiveUpMode, GiveUpReason, ResponseClass, ScopeHandle, Verdict, WaitReason,
 };
-use crate::error::{BoxError, Error};
+use crate::error::{BoxError, Detail, Error, NotRetryable, Waiter};
 use crate::hooks::{RetryEvent, WaitCause};
 use crate::options::RequestOptions;
 use crate::report::RetryReport;
@@ -82,10 +84,22 @@ pub(crate) fn execute<'a, T: Transport>(
         let engine = &core.engine;
         let config = engine.config();
         let started = now();
+        let method = req.method().clone();
         let chosen = options.as_deref().and_then(RequestOptions::get_scope);
         let handle = core.scope_of(&req, chosen, started);
         let scope = handle.scope();
-        let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
+        let replay = classify::prepare(&mut req, core.settings.idempotency_keys);
+        let retryable = replay.is_ok();
+        // The deadline bounds everything from here: waits are refused when
+        // they would pass it, and an attempt still out when it passes is
+        // cancelled (its timer is made only if an attempt has to wait).
+        let deadline = limit(Attempt::new(1, retryable, started)).deadline(config);
+        let deadline_at = deadline.and_then(|d| Instant::from_std(started).checked_add(d));
+        let mut timer = None;
+        let fail = |err: Error, url: Option<reqwest::Url>| {
+            err.with_target(method.clone(), url)
+                .with_elapsed(now().saturating_duration_since(started))
+        };
         let mut at = started;
         #[cfg(feature = "redis")]
         let mut turn = crate::fleet::Turn::default();
@@ -120,16 +134,29 @@ pub(crate) fn execute<'a, T: Transport>(
                         let attempt =
                             limit(Attempt::new(progress.attempts + 1, retryable, started));
                         let refused = if wait > attempt.max_wait(config) {
-                            Some(GiveUpReason::WaitTooLong { wait })
+                            Some((
+                                GiveUpReason::WaitTooLong { wait },
+                                Some(attempt.max_wait(config)),
+                            ))
                         } else if attempt.would_pass_deadline(config, at, wait) {
-                            Some(GiveUpReason::Deadline { wait })
+                            Some((GiveUpReason::Deadline { wait }, attempt.deadline(config)))
                         } else {
                             None
                         };
-                        if let Some(reason) = refused {
-                            tracing::debug!(%scope, ?reason, ?wait, "courteous: giving up before sending");
+                        if let Some((why, limit)) = refused {
+                            tracing::debug!(%scope, reason = ?why, ?wait, "courteous: giving up before sending");
                             engine.record_give_up_in(&handle);
-                            return Err(Error::gave_up(reason, progress.attempts));
+                            let waiter = match reason {
+                                WaitReason::Pacing => Waiter::Quota,
+                                _ => Waiter::Pause,
+                            };
+                            let detail = Detail {
+                                waiter: Some(waiter),
+                                limit,
+                                not_retryable: None,
+                            };
+                            let err = Error::gave_up(why, progress.attempts).with_detail(detail);
+                            return Err(fail(err, Some(req.url().clone())));
                         }
                         tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
                         notify(
@@ -155,7 +182,25 @@ pub(crate) fn execute<'a, T: Transport>(
             } else {
                 None
             };
-            let result = transport.send(req).await;
+            // Kept for the error's message when no copy is.
+            let url = backup.is_none().then(|| req.url().clone());
+            let target = |backup: &Option<reqwest::Request>| {
+                backup
+                    .as_ref()
+                    .map(|next| next.url().clone())
+                    .or(url.clone())
+            };
+            let Some(result) = within(deadline_at, &mut timer, pin!(transport.send(req))).await
+            else {
+                return Err(cut(
+                    core,
+                    &handle,
+                    deadline,
+                    &progress,
+                    fail,
+                    target(&backup),
+                ));
+            };
             let received = now();
             // Decided in the match, slept after it: nothing of the answer
             // (response, signal, error) is held while waiting.
@@ -167,7 +212,14 @@ pub(crate) fn execute<'a, T: Transport>(
                         || classifier.is_some_and(|classifier| classifier.may_retry(status));
                     let (resp, signal, prefix) = if may_retry {
                         // Boxed: the slow path's state stays out of every request's future.
-                        Box::pin(body::read_signal(resp, &core.settings.parser)).await
+                        let mut read = Box::pin(body::read_signal(resp, &core.settings.parser));
+                        match within(deadline_at, &mut timer, read.as_mut()).await {
+                            Some(read) => read,
+                            None => {
+                                let url = target(&backup);
+                                return Err(cut(core, &handle, deadline, &progress, fail, url));
+                            }
+                        }
                     } else {
                         let signal = core.settings.parser.parse(status, resp.headers(), None);
                         (resp, signal, None)
@@ -190,6 +242,13 @@ pub(crate) fn execute<'a, T: Transport>(
                     if matches!(class, ResponseClass::Throttled { .. }) {
                         progress.throttled += 1;
                     }
+                    // Who set a wait the engine may refuse: the server's
+                    // hint, the scope's pause after a refusal, the backoff.
+                    let waiter = |wait: Duration| match class {
+                        _ if hint == Some(wait) => Waiter::ServerHint,
+                        ResponseClass::Throttled { .. } => Waiter::Pause,
+                        _ => Waiter::Backoff,
+                    };
                     let verdict =
                         engine.on_classified(ticket, received, status, class, &signal, &attempt);
                     #[cfg(feature = "redis")]
@@ -227,18 +286,17 @@ pub(crate) fn execute<'a, T: Transport>(
                             }
                             None => {
                                 let reason = GiveUpReason::NotRetryable;
-                                return give_up(
-                                    config,
-                                    resp,
-                                    (reason, hint),
-                                    scope,
-                                    &progress,
-                                    signal,
-                                );
+                                let detail = detail(reason, &attempt, config, replay, waiter);
+                                let outcome = Outcome::new(scope, &progress, signal);
+                                return give_up(config, resp, (reason, hint, detail), outcome)
+                                    .map_err(|err| fail(err, None));
                             }
                         },
                         Verdict::GiveUp(reason) => {
-                            return give_up(config, resp, (reason, hint), scope, &progress, signal);
+                            let detail = detail(reason, &attempt, config, replay, waiter);
+                            let outcome = Outcome::new(scope, &progress, signal);
+                            return give_up(config, resp, (reason, hint, detail), outcome)
+                                .map_err(|err| fail(err, None));
                         }
                     }
                 }
@@ -271,9 +329,23 @@ pub(crate) fn execute<'a, T: Transport>(
                             req = next;
                             after
                         }
-                        (verdict, _) => {
+                        (verdict, backup) => {
                             tracing::debug!(%scope, attempt = progress.attempts, ?verdict, error = %err, "courteous: returning the error");
-                            return Err(Error::request(err, progress.attempts));
+                            let reason = match verdict {
+                                Verdict::GiveUp(reason) => reason,
+                                _ => GiveUpReason::NotRetryable,
+                            };
+                            let replay = if transient {
+                                replay
+                            } else {
+                                Err(NotRetryable::Error)
+                            };
+                            let detail =
+                                detail(reason, &attempt, config, replay, |_| Waiter::Backoff);
+                            let err = Error::request(err, progress.attempts)
+                                .with_reason(Some(reason))
+                                .with_detail(detail);
+                            return Err(fail(err, target(&backup)));
                         }
                     }
                 }
@@ -291,10 +363,12 @@ pub(crate) fn execute<'a, T: Transport>(
 fn give_up(
     config: &crate::engine::Config,
     mut resp: reqwest::Response,
-    (reason, hint): (GiveUpReason, Option<Duration>),
-    scope: &crate::engine::Scope,
-    progress: &Progress,
-    signal: Signal,
+    (reason, hint, detail): (GiveUpReason, Option<Duration>, Detail),
+    Outcome {
+        scope,
+        progress,
+        signal,
+    }: Outcome<'_>,
 ) -> Result<reqwest::Response, Error> {
     tracing::debug!(
         %scope,
@@ -310,8 +384,97 @@ fn give_up(
         GiveUpMode::Response => Ok(resp),
         _ => Err(Error::gave_up(reason, progress.attempts)
             .with_retry_after(hint)
+            .with_detail(detail)
             .with_response(resp)),
     }
+}
+
+/// What a request ends with besides its response: its scope, what it
+/// took, the last signal.
+struct Outcome<'a> {
+    scope: &'a crate::engine::Scope,
+    progress: &'a Progress,
+    signal: Signal,
+}
+
+impl<'a> Outcome<'a> {
+    fn new(scope: &'a crate::engine::Scope, progress: &'a Progress, signal: Signal) -> Self {
+        Self {
+            scope,
+            progress,
+            signal,
+        }
+    }
+}
+
+/// What the message of a give-up for `reason` says besides it: who set
+/// the refused wait (`waiter`), the limit it passed, why the request may
+/// not be repeated (`replay`).
+fn detail(
+    reason: GiveUpReason,
+    attempt: &Attempt,
+    config: &crate::engine::Config,
+    replay: Result<(), NotRetryable>,
+    waiter: impl Fn(Duration) -> Waiter,
+) -> Detail {
+    match reason {
+        GiveUpReason::WaitTooLong { wait } => Detail {
+            waiter: Some(waiter(wait)),
+            limit: Some(attempt.max_wait(config)),
+            not_retryable: None,
+        },
+        GiveUpReason::Deadline { wait } => Detail {
+            waiter: Some(waiter(wait)),
+            limit: attempt.deadline(config),
+            not_retryable: None,
+        },
+        GiveUpReason::NotRetryable => Detail {
+            // A request that may be repeated but had no copy left: its body
+            // could not be copied.
+            not_retryable: Some(replay.err().unwrap_or(NotRetryable::Body)),
+            ..Detail::default()
+        },
+        _ => Detail::default(),
+    }
+}
+
+/// Runs `fut` until it completes or `deadline` passes (`None`: it is
+/// dropped, cancelling it). `timer` is made the first time `fut` has to
+/// wait, and kept for the request's later attempts.
+fn within<'a, F: Future>(
+    deadline: Option<Instant>,
+    timer: &'a mut Option<Pin<Box<Sleep>>>,
+    mut fut: Pin<&'a mut F>,
+) -> impl Future<Output = Option<F::Output>> + 'a {
+    poll_fn(move |cx| {
+        if let Poll::Ready(out) = fut.as_mut().poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        let Some(deadline) = deadline else {
+            return Poll::Pending;
+        };
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        timer.as_mut().poll(cx).map(|()| None)
+    })
+}
+
+/// The error of a request whose deadline passed during an attempt (which
+/// its caller dropped, cancelling it), counted as a give-up of its scope.
+fn cut(
+    core: &Core,
+    handle: &ScopeHandle,
+    deadline: Option<Duration>,
+    progress: &Progress,
+    fail: impl FnOnce(Error, Option<reqwest::Url>) -> Error,
+    url: Option<reqwest::Url>,
+) -> Error {
+    core.engine.record_give_up_after_send_in(handle);
+    let err = fail(
+        Error::deadline(deadline.unwrap_or(Duration::MAX), progress.attempts),
+        url,
+    );
+    tracing::debug!(scope = %handle.scope(), error = %err, "courteous: deadline passed");
+    err
 }
 
 /// Tells the `on_retry` hook, if any, of a wait before `attempt + 1`;
