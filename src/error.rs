@@ -206,9 +206,22 @@ impl Error {
         self
     }
 
+    /// The source, if it is a `T`; else the error unchanged.
     #[cfg(feature = "middleware")]
-    pub(crate) fn into_source(self) -> Option<BoxError> {
-        self.inner.source
+    pub(crate) fn downcast_source<T: StdError + 'static>(mut self) -> Result<T, Self> {
+        match self
+            .inner
+            .source
+            .take()
+            .map(|source| source.downcast::<T>())
+        {
+            Some(Ok(source)) => Ok(*source),
+            Some(Err(other)) => {
+                self.inner.source = Some(other);
+                Err(self)
+            }
+            None => Err(self),
+        }
     }
 
     /// The server refused (or the scope was paused) and the engine stopped
