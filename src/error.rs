@@ -2,6 +2,8 @@
 
 mod message;
 
+pub(crate) use message::{Redacted, innermost};
+
 use std::error::Error as StdError;
 use std::fmt;
 use std::time::Duration;
@@ -222,6 +224,16 @@ impl Error {
             }
             None => Err(self),
         }
+    }
+
+    /// The request's method, when known.
+    pub(crate) fn method(&self) -> Option<&Method> {
+        self.inner.method.as_ref()
+    }
+
+    /// Why the engine stopped, if it did.
+    pub(crate) fn reason(&self) -> Option<GiveUpReason> {
+        self.inner.reason
     }
 
     /// The server refused (or the scope was paused) and the engine stopped

@@ -136,15 +136,28 @@ macro_rules! courtesy_setters {
             self
         }
 
-        /// Called before every wait of a request (a pause, pacing, or the
-        /// wait before a retry), for logging and metrics
-        /// ([`RetryEvent`](crate::hooks::RetryEvent)). Keep it quick: it
-        /// runs on the request's task.
+        /// Called once before every resend, with the wait after the
+        /// attempt that failed and its status and signal
+        /// ([`WaitEvent`](crate::hooks::WaitEvent)); not for pacing or a
+        /// paused scope ([`on_wait`](Self::on_wait) sees those). Keep it
+        /// quick: it runs on the request's task.
         pub fn on_retry<F>(mut self, hook: F) -> Self
         where
-            F: Fn(&$crate::hooks::RetryEvent<'_>) + Send + Sync + 'static,
+            F: Fn(&$crate::hooks::WaitEvent<'_>) + Send + Sync + 'static,
         {
             self.settings_mut().on_retry = Some(::std::sync::Arc::new(hook));
+            self
+        }
+
+        /// Called before every wait of a request, with its cause
+        /// ([`WaitCause`](crate::hooks::WaitCause)): pacing, a paused
+        /// scope (a server hint or the backoff), the wait before a resend.
+        /// Keep it quick: it runs on the request's task.
+        pub fn on_wait<F>(mut self, hook: F) -> Self
+        where
+            F: Fn(&$crate::hooks::WaitEvent<'_>) + Send + Sync + 'static,
+        {
+            self.settings_mut().on_wait = Some(::std::sync::Arc::new(hook));
             self
         }
 

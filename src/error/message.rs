@@ -78,10 +78,7 @@ impl Error {
         let Some(top) = self.inner.source.as_deref() else {
             return Ok(());
         };
-        let mut innermost: &(dyn StdError + 'static) = top;
-        while let Some(next) = innermost.source() {
-            innermost = next;
-        }
+        let innermost = innermost(top);
         if std::ptr::addr_eq(innermost, top) && matches!(self.inner.kind, Kind::Body | Kind::Status)
         {
             return Ok(());
@@ -161,6 +158,16 @@ impl Error {
             },
         }
     }
+}
+
+/// The innermost error of a chain: the one that says what went wrong
+/// (`Connection refused (os error 111)`).
+pub(crate) fn innermost<'a>(err: &'a (dyn StdError + 'static)) -> &'a (dyn StdError + 'static) {
+    let mut innermost = err;
+    while let Some(next) = innermost.source() {
+        innermost = next;
+    }
+    innermost
 }
 
 /// Who asked for `wait`, and how long.

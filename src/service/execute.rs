@@ -1,18 +1,21 @@
 //! The request loop every adapter shares: admit, send, learn, decide.
 
-use std::future::{Future, poll_fn};
-use std::pin::{Pin, pin};
-use std::task::Poll;
+use std::error::Error as StdError;
+use std::future::Future;
+use std::pin::pin;
 use std::time::Duration;
 
-use tokio::time::{Instant, Sleep};
+use http::Method;
+use reqwest::Url;
+use tokio::time::Instant;
 
-use super::{Core, body, classify};
+use super::within::within;
+use super::{Core, body, classify, log};
 use crate::engine::{
     Admit, Attempt, GiveUpMode, GiveUpReason, ResponseClass, ScopeHandle, Verdict, WaitReason,
 };
 use crate::error::{BoxError, Detail, Error, NotRetryable, Waiter};
-use crate::hooks::{RetryEvent, WaitCause};
+use crate::hooks::{WaitCause, WaitEvent};
 use crate::options::RequestOptions;
 use crate::report::RetryReport;
 use crate::signal::Signal;
@@ -96,9 +99,13 @@ pub(crate) fn execute<'a, T: Transport>(
         let deadline = limit(Attempt::new(1, retryable, started)).deadline(config);
         let deadline_at = deadline.and_then(|d| Instant::from_std(started).checked_add(d));
         let mut timer = None;
-        let fail = |err: Error, url: Option<reqwest::Url>| {
-            err.with_target(method.clone(), url)
-                .with_elapsed(now().saturating_duration_since(started))
+        // Every error the request ends with goes through here.
+        let fail = |err: Error, url: Option<Url>| {
+            let err = err
+                .with_target(method.clone(), url)
+                .with_elapsed(now().saturating_duration_since(started));
+            log::gave_up(scope, &err);
+            err
         };
         let mut at = started;
         #[cfg(feature = "redis")]
@@ -144,7 +151,6 @@ pub(crate) fn execute<'a, T: Transport>(
                             None
                         };
                         if let Some((why, limit)) = refused {
-                            tracing::debug!(%scope, reason = ?why, ?wait, "courteous: giving up before sending");
                             engine.record_give_up_in(&handle);
                             let waiter = match reason {
                                 WaitReason::Pacing => Waiter::Quota,
@@ -158,15 +164,15 @@ pub(crate) fn execute<'a, T: Transport>(
                             let err = Error::gave_up(why, progress.attempts).with_detail(detail);
                             return Err(fail(err, Some(req.url().clone())));
                         }
-                        tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
-                        notify(
-                            core,
+                        let event = WaitEvent {
                             scope,
-                            progress.attempts,
-                            WaitCause::Admission(reason),
+                            attempt: progress.attempts,
+                            cause: WaitCause::Admission(reason),
                             wait,
-                            None,
-                        );
+                            status: None,
+                            signal: None,
+                        };
+                        announce(core, &event, &method, req.url(), None);
                         Box::pin(wait_for_unit(core, &handle, wait, &mut progress)).await;
                         at = now();
                     }
@@ -264,37 +270,39 @@ pub(crate) fn execute<'a, T: Transport>(
                         Verdict::Return => return Ok(finish(resp, scope, &progress, signal, None)),
                         Verdict::Retry { after, reason } => match backup {
                             Some(next) => {
-                                tracing::debug!(
-                                    %scope,
-                                    http.request.resend_count = progress.attempts,
-                                    http.response.status_code = status.as_u16(),
-                                    ?reason,
-                                    ?after,
-                                    ?signal,
-                                    "courteous: retrying"
-                                );
-                                notify(
-                                    core,
+                                let event = WaitEvent {
                                     scope,
-                                    progress.attempts,
-                                    WaitCause::Retry(reason),
-                                    after,
-                                    Some((status, &signal)),
-                                );
+                                    attempt: progress.attempts,
+                                    cause: WaitCause::Retry(reason),
+                                    wait: after,
+                                    status: Some(status),
+                                    signal: Some(&signal),
+                                };
+                                announce(core, &event, &method, resp.url(), None);
                                 req = next;
                                 after
                             }
                             None => {
                                 let reason = GiveUpReason::NotRetryable;
                                 let detail = detail(reason, &attempt, config, replay, waiter);
-                                let outcome = Outcome::new(scope, &progress, signal);
+                                let outcome = Outcome {
+                                    scope,
+                                    method: &method,
+                                    progress: &progress,
+                                    signal,
+                                };
                                 return give_up(config, resp, (reason, hint, detail), outcome)
                                     .map_err(|err| fail(err, None));
                             }
                         },
                         Verdict::GiveUp(reason) => {
                             let detail = detail(reason, &attempt, config, replay, waiter);
-                            let outcome = Outcome::new(scope, &progress, signal);
+                            let outcome = Outcome {
+                                scope,
+                                method: &method,
+                                progress: &progress,
+                                signal,
+                            };
                             return give_up(config, resp, (reason, hint, detail), outcome)
                                 .map_err(|err| fail(err, None));
                         }
@@ -310,27 +318,19 @@ pub(crate) fn execute<'a, T: Transport>(
                     }
                     match (verdict, backup) {
                         (Verdict::Retry { after, reason }, Some(next)) => {
-                            tracing::debug!(
-                                %scope,
-                                http.request.resend_count = progress.attempts,
-                                ?reason,
-                                ?after,
-                                error = %err,
-                                "courteous: retrying"
-                            );
-                            notify(
-                                core,
+                            let event = WaitEvent {
                                 scope,
-                                progress.attempts,
-                                WaitCause::Retry(reason),
-                                after,
-                                None,
-                            );
+                                attempt: progress.attempts,
+                                cause: WaitCause::Retry(reason),
+                                wait: after,
+                                status: None,
+                                signal: None,
+                            };
+                            announce(core, &event, &method, next.url(), Some(&*err));
                             req = next;
                             after
                         }
                         (verdict, backup) => {
-                            tracing::debug!(%scope, attempt = progress.attempts, ?verdict, error = %err, "courteous: returning the error");
                             let reason = match verdict {
                                 Verdict::GiveUp(reason) => reason,
                                 _ => GiveUpReason::NotRetryable,
@@ -366,22 +366,19 @@ fn give_up(
     (reason, hint, detail): (GiveUpReason, Option<Duration>, Detail),
     Outcome {
         scope,
+        method,
         progress,
         signal,
     }: Outcome<'_>,
 ) -> Result<reqwest::Response, Error> {
-    tracing::debug!(
-        %scope,
-        attempt = progress.attempts,
-        http.response.status_code = resp.status().as_u16(),
-        ?reason,
-        ?signal,
-        "courteous: giving up"
-    );
     resp.extensions_mut()
         .insert(report(scope, progress, signal, Some(reason)));
     match config.give_up {
-        GiveUpMode::Response => Ok(resp),
+        GiveUpMode::Response => {
+            let (status, attempts) = (resp.status(), progress.attempts);
+            log::gave_up_with_response(scope, method, resp.url(), status, attempts, reason);
+            Ok(resp)
+        }
         _ => Err(Error::gave_up(reason, progress.attempts)
             .with_retry_after(hint)
             .with_detail(detail)
@@ -393,18 +390,9 @@ fn give_up(
 /// took, the last signal.
 struct Outcome<'a> {
     scope: &'a crate::engine::Scope,
+    method: &'a Method,
     progress: &'a Progress,
     signal: Signal,
-}
-
-impl<'a> Outcome<'a> {
-    fn new(scope: &'a crate::engine::Scope, progress: &'a Progress, signal: Signal) -> Self {
-        Self {
-            scope,
-            progress,
-            signal,
-        }
-    }
 }
 
 /// What the message of a give-up for `reason` says besides it: who set
@@ -438,26 +426,6 @@ fn detail(
     }
 }
 
-/// Runs `fut` until it completes or `deadline` passes (`None`: it is
-/// dropped, cancelling it). `timer` is made the first time `fut` has to
-/// wait, and kept for the request's later attempts.
-fn within<'a, F: Future>(
-    deadline: Option<Instant>,
-    timer: &'a mut Option<Pin<Box<Sleep>>>,
-    mut fut: Pin<&'a mut F>,
-) -> impl Future<Output = Option<F::Output>> + 'a {
-    poll_fn(move |cx| {
-        if let Poll::Ready(out) = fut.as_mut().poll(cx) {
-            return Poll::Ready(Some(out));
-        }
-        let Some(deadline) = deadline else {
-            return Poll::Pending;
-        };
-        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
-        timer.as_mut().poll(cx).map(|()| None)
-    })
-}
-
 /// The error of a request whose deadline passed during an attempt (which
 /// its caller dropped, cancelling it), counted as a give-up of its scope.
 fn cut(
@@ -465,37 +433,32 @@ fn cut(
     handle: &ScopeHandle,
     deadline: Option<Duration>,
     progress: &Progress,
-    fail: impl FnOnce(Error, Option<reqwest::Url>) -> Error,
-    url: Option<reqwest::Url>,
+    fail: impl FnOnce(Error, Option<Url>) -> Error,
+    url: Option<Url>,
 ) -> Error {
     core.engine.record_give_up_after_send_in(handle);
-    let err = fail(
-        Error::deadline(deadline.unwrap_or(Duration::MAX), progress.attempts),
-        url,
-    );
-    tracing::debug!(scope = %handle.scope(), error = %err, "courteous: deadline passed");
-    err
+    let limit = deadline.unwrap_or(Duration::MAX);
+    fail(Error::deadline(limit, progress.attempts), url)
 }
 
-/// Tells the `on_retry` hook, if any, of a wait before `attempt + 1`;
-/// `answer`: the response that caused it, if one did.
-fn notify(
+/// Tells the log and the hooks of a wait before attempt `event.attempt + 1`:
+/// `on_wait` of every wait, `on_retry` of those before a resend. `url`: the
+/// request's; `error`: the failed attempt's, if it failed without a response.
+fn announce(
     core: &Core,
-    scope: &crate::engine::Scope,
-    attempt: u32,
-    cause: WaitCause,
-    wait: Duration,
-    answer: Option<(http::StatusCode, &Signal)>,
+    event: &WaitEvent<'_>,
+    method: &Method,
+    url: &Url,
+    error: Option<&(dyn StdError + 'static)>,
 ) {
-    if let Some(hook) = &core.settings.on_retry {
-        hook(&RetryEvent {
-            scope,
-            attempt,
-            cause,
-            wait,
-            status: answer.map(|(status, _)| status),
-            signal: answer.map(|(_, signal)| signal),
-        });
+    log::waiting(event, method, url, error);
+    if let Some(hook) = &core.settings.on_wait {
+        hook(event);
+    }
+    if event.is_retry()
+        && let Some(hook) = &core.settings.on_retry
+    {
+        hook(event);
     }
 }
 
