@@ -68,7 +68,11 @@ macro_rules! courtesy_setters {
         }
 
         /// Statuses that mean "throttled" for the default classification
-        /// (default 429, 503).
+        /// (default 429, 503). A 503 without any hint (no `Retry-After`,
+        /// no quota fields: often a maintenance page) is retried with
+        /// backoff for its request alone; the scope pauses only when the
+        /// same request gets a second one in a row. A
+        /// [`classifier`](Self::classifier) replaces both rules.
         pub fn retry_statuses(
             mut self,
             statuses: impl IntoIterator<Item = ::http::StatusCode>,

@@ -6,7 +6,9 @@ use std::io;
 
 use http::{HeaderName, HeaderValue, Method};
 
+use crate::engine::ResponseClass;
 use crate::error::NotRetryable;
+use crate::signal::Signal;
 
 /// `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header).
 pub(crate) static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -40,6 +42,29 @@ pub(crate) fn prepare(req: &mut reqwest::Request, generate_key: bool) -> Result<
         Ok(())
     } else {
         Err(NotRetryable::Body)
+    }
+}
+
+/// The default classification of a 503 that says nothing about rate limits
+/// (no `Retry-After` or equivalent, no quota fields, no problem body hint:
+/// an empty `signal`): often a maintenance page or an overloaded upstream,
+/// not a quota. The first such answer a request gets is retried with
+/// backoff for that request alone ([`ResponseClass::Retry`]: the scope does
+/// not pause, the others keep sending); a second in a row for the same
+/// request (`previous_was_bare`) is throttling like any refusal without a
+/// hint: the scope pauses. Any other `class` is kept.
+pub(crate) fn bare_503(
+    class: ResponseClass,
+    status: http::StatusCode,
+    signal: &Signal,
+    previous_was_bare: bool,
+) -> ResponseClass {
+    let bare = status == http::StatusCode::SERVICE_UNAVAILABLE && signal.is_empty();
+    match class {
+        ResponseClass::Throttled { wait: None } if bare && !previous_was_bare => {
+            ResponseClass::Retry
+        }
+        class => class,
     }
 }
 

@@ -40,6 +40,9 @@ struct Progress {
     attempts: u32,
     waited: Duration,
     throttled: u32,
+    /// The last attempt was answered by a 503 without any hint
+    /// ([`classify::bare_503`]).
+    bare_503: bool,
 }
 
 /// Where a request came from, which decides how it is copied for a retry.
@@ -114,6 +117,7 @@ pub(crate) fn execute<'a, T: Transport>(
             attempts: 0,
             waited: Duration::ZERO,
             throttled: 0,
+            bare_503: false,
         };
         loop {
             let ticket = loop {
@@ -239,8 +243,13 @@ pub(crate) fn execute<'a, T: Transport>(
                     );
                     let class = match classifier {
                         Some(classifier) => classifier.classify(&view),
-                        None => view.by_status(),
+                        None => {
+                            let previous = progress.bare_503;
+                            classify::bare_503(view.by_status(), status, &signal, previous)
+                        }
                     };
+                    progress.bare_503 =
+                        status == http::StatusCode::SERVICE_UNAVAILABLE && signal.is_empty();
                     let hint = match class {
                         ResponseClass::Throttled { wait: Some(wait) } => Some(wait),
                         _ => signal.retry_after().map(|h| h.delay()),
@@ -309,6 +318,7 @@ pub(crate) fn execute<'a, T: Transport>(
                     }
                 }
                 Err(err) => {
+                    progress.bare_503 = false;
                     let err: BoxError = err.into();
                     let transient = classify::is_transient(&*err);
                     let verdict = engine.on_transport_error(ticket, received, transient, &attempt);
