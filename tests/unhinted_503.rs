@@ -13,17 +13,20 @@ use http::{Method, StatusCode};
 use tokio::time::Instant;
 use tower::{Layer, ServiceExt};
 
+/// A status and its `Retry-After`, if any.
+type Answer = (u16, Option<&'static str>);
+
 /// Answers the scripted statuses in order (then 200), with the headers
 /// given; records when each path was called.
 #[derive(Clone)]
 struct Server {
-    answers: Arc<Mutex<Vec<(u16, Option<&'static str>)>>>,
+    answers: Arc<Mutex<Vec<Answer>>>,
     calls: Arc<Mutex<Vec<(Duration, String)>>>,
     start: Instant,
 }
 
 impl Server {
-    fn new(answers: &[(u16, Option<&'static str>)]) -> Self {
+    fn new(answers: &[Answer]) -> Self {
         let mut answers = answers.to_vec();
         answers.reverse();
         Self {

@@ -275,36 +275,29 @@ pub(crate) fn execute<'a, T: Transport>(
                         };
                         Box::pin(fleet.learn(&handle, &mut turn, refused, &signal, pause)).await;
                     }
-                    match verdict {
-                        Verdict::Return => return Ok(finish(resp, scope, &progress, signal, None)),
-                        Verdict::Retry { after, reason } => match backup {
-                            Some(next) => {
-                                let event = WaitEvent {
-                                    scope,
-                                    attempt: progress.attempts,
-                                    cause: WaitCause::Retry(reason),
-                                    wait: after,
-                                    status: Some(status),
-                                    signal: Some(&signal),
-                                };
-                                announce(core, &event, &method, resp.url(), None);
-                                req = next;
-                                after
-                            }
-                            None => {
-                                let reason = GiveUpReason::NotRetryable;
-                                let detail = detail(reason, &attempt, config, replay, waiter);
-                                let outcome = Outcome {
-                                    scope,
-                                    method: &method,
-                                    progress: &progress,
-                                    signal,
-                                };
-                                return give_up(config, resp, (reason, hint, detail), outcome)
-                                    .map_err(|err| fail(err, None));
-                            }
-                        },
-                        Verdict::GiveUp(reason) => {
+                    match (verdict, backup) {
+                        (Verdict::Return, _) => {
+                            return Ok(finish(resp, scope, &progress, signal, None));
+                        }
+                        (Verdict::Retry { after, reason }, Some(next)) => {
+                            let event = WaitEvent {
+                                scope,
+                                attempt: progress.attempts,
+                                cause: WaitCause::Retry(reason),
+                                wait: after,
+                                status: Some(status),
+                                signal: Some(&signal),
+                            };
+                            announce(core, &event, &method, resp.url(), None);
+                            req = next;
+                            after
+                        }
+                        // A retry without a copy to send: not repeatable.
+                        (verdict, _) => {
+                            let reason = match verdict {
+                                Verdict::GiveUp(reason) => reason,
+                                _ => GiveUpReason::NotRetryable,
+                            };
                             let detail = detail(reason, &attempt, config, replay, waiter);
                             let outcome = Outcome {
                                 scope,
