@@ -19,16 +19,20 @@ impl fmt::Display for Error {
         match inner.kind {
             Kind::Builder => {
                 f.write_str("could not build the request")?;
-                self.write_cause(f)
+                self.write_cause(f, false)
             }
-            Kind::Body | Kind::Status => match &inner.source {
-                // reqwest's own message names the URL and the kind.
-                Some(source) => {
-                    write!(f, "{source}")?;
-                    self.write_cause(f)
+            // Converted from reqwest (see `From`): its own message names
+            // the URL and the kind.
+            Kind::Request | Kind::Body | Kind::Status if inner.elapsed.is_none() => {
+                match &inner.source {
+                    Some(source) => {
+                        write!(f, "{source}")?;
+                        self.write_cause(f, true)
+                    }
+                    None => f.write_str("error sending the request"),
                 }
-                None => f.write_str("error reading the response"),
-            },
+            }
+            Kind::Body | Kind::Status => f.write_str("error reading the response"),
             Kind::Request => {
                 f.write_str(if self.is_connect() {
                     "could not connect"
@@ -37,7 +41,7 @@ impl fmt::Display for Error {
                 } else {
                     "error sending the request"
                 })?;
-                self.write_cause(f)?;
+                self.write_cause(f, false)?;
                 self.write_spent(f, " (", ")")?;
                 self.write_reason(f)
             }
@@ -73,14 +77,14 @@ impl fmt::Display for Error {
 
 impl Error {
     /// `: ` and the innermost error of the chain (the one that says what
-    /// went wrong: `Connection refused (os error 111)`).
-    fn write_cause(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// went wrong: `Connection refused (os error 111)`); nothing when that
+    /// is the source itself and `written` says it was written already.
+    fn write_cause(&self, f: &mut fmt::Formatter<'_>, written: bool) -> fmt::Result {
         let Some(top) = self.inner.source.as_deref() else {
             return Ok(());
         };
         let innermost = innermost(top);
-        if std::ptr::addr_eq(innermost, top) && matches!(self.inner.kind, Kind::Body | Kind::Status)
-        {
+        if written && std::ptr::addr_eq(innermost, top) {
             return Ok(());
         }
         write!(f, ": {innermost}")
@@ -253,6 +257,30 @@ mod tests {
         assert_eq!(show(Duration::from_nanos(122_399_910_687)), "122 s");
         assert_eq!(show(Duration::from_secs(3600)), "3600 s");
         assert_eq!(show(Duration::MAX), format!("{} s", u64::MAX));
+    }
+
+    #[test]
+    fn builder_and_converted_errors_say_what_reqwest_said() {
+        let bad_url = || {
+            reqwest::Client::new()
+                .get("http://[::1")
+                .build()
+                .unwrap_err()
+        };
+        let cause = innermost(&bad_url()).to_string();
+        let expected = format!("could not build the request: {cause}");
+        assert_eq!(Error::builder(bad_url()).to_string(), expected);
+        assert_eq!(Error::from(bad_url()).to_string(), expected);
+
+        let not_found = || {
+            let response = http::Response::builder().status(404).body("").unwrap();
+            reqwest::Response::from(response)
+                .error_for_status()
+                .unwrap_err()
+        };
+        let converted = Error::from(not_found());
+        assert!(converted.is_status(), "{converted:?}");
+        assert_eq!(converted.to_string(), not_found().to_string());
     }
 
     #[test]
