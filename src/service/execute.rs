@@ -294,10 +294,7 @@ pub(crate) fn execute<'a, T: Transport>(
                         }
                         // A retry without a copy to send: not repeatable.
                         (verdict, _) => {
-                            let reason = match verdict {
-                                Verdict::GiveUp(reason) => reason,
-                                _ => GiveUpReason::NotRetryable,
-                            };
+                            let reason = stop_reason(verdict);
                             let detail = detail(reason, &attempt, config, replay, waiter);
                             let outcome = Outcome {
                                 scope,
@@ -334,10 +331,7 @@ pub(crate) fn execute<'a, T: Transport>(
                             after
                         }
                         (verdict, backup) => {
-                            let reason = match verdict {
-                                Verdict::GiveUp(reason) => reason,
-                                _ => GiveUpReason::NotRetryable,
-                            };
+                            let reason = stop_reason(verdict);
                             let replay = if transient {
                                 replay
                             } else {
@@ -396,6 +390,15 @@ struct Outcome<'a> {
     method: &'a Method,
     progress: &'a Progress,
     signal: Signal,
+}
+
+/// Why a request stops on `verdict`: the engine's reason, or, for a retry
+/// without a copy to send, that it may not be repeated.
+fn stop_reason(verdict: Verdict) -> GiveUpReason {
+    match verdict {
+        Verdict::GiveUp(reason) => reason,
+        _ => GiveUpReason::NotRetryable,
+    }
 }
 
 /// What the message of a give-up for `reason` says besides it: who set
