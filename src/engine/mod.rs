@@ -420,6 +420,13 @@ impl Engine {
         handle.slot.lock().record_give_up_before_send();
     }
 
+    /// Records that a request to the scope gave up after sending: its
+    /// deadline passed while an attempt was out (the attempt's ticket,
+    /// dropped, released its reservation).
+    pub(crate) fn record_give_up_after_send_in(&self, handle: &ScopeHandle) {
+        handle.slot.lock().record_give_up_after_send();
+    }
+
     /// A response arrived at `now` for the send `ticket`: learn from its
     /// signal and decide, classified by the configured
     /// [`retry_statuses`](Config::retry_statuses) (throttled or final).

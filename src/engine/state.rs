@@ -186,6 +186,10 @@ impl ScopeState {
         self.stats.gave_up_before_send += 1;
     }
 
+    pub(crate) fn record_give_up_after_send(&mut self) {
+        self.stats.gave_up += 1;
+    }
+
     fn settle(&mut self, seq: u64, attempt: &Attempt, now: Instant) {
         self.in_flight = self.in_flight.saturating_sub(1);
         self.answered(seq);
