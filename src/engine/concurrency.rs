@@ -48,13 +48,16 @@ const EVIDENCE_CAP: i32 = 4;
 /// dropped unjudged: a burst of refusals at concurrency 16 fits).
 const PENDING_CAP: usize = 32;
 
-/// A refusal whose companions have not all answered yet.
+/// A refusal whose companions have not all answered yet. Its companions
+/// are the sends of ours in flight when it was answered: those numbered up
+/// to `last` that answer after it.
 #[derive(Debug, Clone)]
 struct Pending {
     round_trip: Duration,
-    /// Our sends in flight when it was answered.
-    companions: Vec<u64>,
-    /// Of those answered since, the ones served longer than chance allows.
+    last: u64,
+    /// Companions still to answer.
+    unanswered: u32,
+    /// Of those answered, the ones served longer than chance allows.
     served: u32,
 }
 
@@ -111,13 +114,20 @@ impl ConcurrencyLimit {
 
     /// Send `seq` will never be answered.
     pub(crate) fn abandoned(&mut self, seq: u64) {
-        self.outstanding.remove(&seq);
-        self.forget_companion(seq);
+        if self.outstanding.remove(&seq).is_some() {
+            self.companion_answered(seq, None);
+        }
     }
 
-    fn forget_companion(&mut self, seq: u64) {
-        for pending in &mut self.pending {
-            pending.companions.retain(|&c| c != seq);
+    /// A companion of the pending refusals numbered from `seq` on answered;
+    /// `served`: it was in service through theirs.
+    fn companion_answered(&mut self, seq: u64, round_trip: Option<Duration>) {
+        let spread = self.refusal_round_trip.spread();
+        for pending in self.pending.iter_mut().filter(|p| seq <= p.last) {
+            pending.unanswered = pending.unanswered.saturating_sub(1);
+            if round_trip.is_some_and(|rt| rt > pending.round_trip.saturating_add(spread)) {
+                pending.served += 1;
+            }
         }
         self.judge_finished();
     }
@@ -127,29 +137,30 @@ impl ConcurrencyLimit {
         let Some(round_trip) = self.answer(seq, now) else {
             return Refusal::Other;
         };
-        let companions: Vec<u64> = self.outstanding.keys().copied().collect();
-        self.forget_companion(seq);
-        if companions.is_empty() {
+        // A refused send is nobody's companion served.
+        self.companion_answered(seq, None);
+        self.refusal_round_trip.observe(round_trip);
+        self.round_trip.observe(round_trip);
+        let companions = self.outstanding.len() as u32;
+        let Some(&last) = self.outstanding.keys().next_back() else {
             // Alone and refused: no concurrency limit explains it.
             self.evidence = (self.evidence - 2).max(-EVIDENCE_CAP);
             self.limit = None;
-            self.refusal_round_trip.observe(round_trip);
             return Refusal::Other;
-        }
+        };
         let followed = self.limit().is_some();
         if let Some(limit) = self.limit.as_mut().filter(|_| followed) {
-            *limit = (*limit).min(companions.len() as u32);
+            *limit = (*limit).min(companions);
         }
         if self.pending.len() == PENDING_CAP {
             self.pending.pop_front();
         }
         self.pending.push_back(Pending {
             round_trip,
-            companions,
+            last,
+            unanswered: companions,
             served: 0,
         });
-        self.round_trip.observe(round_trip);
-        self.refusal_round_trip.observe(round_trip);
         if followed {
             Refusal::Explained
         } else {
@@ -162,16 +173,7 @@ impl ConcurrencyLimit {
     pub(crate) fn served(&mut self, seq: u64, now: Instant) -> bool {
         let before = self.limit().is_some();
         if let Some(round_trip) = self.answer(seq, now) {
-            let spread = self.refusal_round_trip.spread();
-            for pending in &mut self.pending {
-                if let Some(at) = pending.companions.iter().position(|&c| c == seq) {
-                    pending.companions.swap_remove(at);
-                    if round_trip > pending.round_trip.saturating_add(spread) {
-                        pending.served += 1;
-                    }
-                }
-            }
-            self.judge_finished();
+            self.companion_answered(seq, Some(round_trip));
             self.round_trip.observe(round_trip);
         }
         !before && self.limit().is_some()
@@ -189,7 +191,7 @@ impl ConcurrencyLimit {
     fn judge_finished(&mut self) {
         let mut judged = Vec::new();
         self.pending.retain(|pending| {
-            let finished = pending.companions.is_empty();
+            let finished = pending.unanswered == 0;
             if finished {
                 judged.push(pending.served);
             }
