@@ -58,19 +58,23 @@
 //! assert_eq!(signal.quota().unwrap().source(), QuotaSource::XRateLimit);
 //! ```
 
+mod error_body;
 mod fields;
 mod ietf;
 mod numbers;
 mod parser;
 mod problem;
 mod quota;
+mod refusal;
 mod retry_after;
 mod value;
+mod vendor;
 mod x_ratelimit;
 
 use http::{HeaderMap, StatusCode};
 
-pub use parser::SignalParser;
+pub use parser::{ResetFormat, SignalParser};
+pub use refusal::{AWS_THROTTLING_CODES, Refusal};
 pub use quota::{Quota, QuotaSource, QuotaUnit};
 pub use value::{HintSource, RetryHint, Signal};
 
