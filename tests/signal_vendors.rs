@@ -100,10 +100,16 @@ fn anthropic_three_quotas_rfc3339_resets_and_529() {
             ("anthropic-ratelimit-requests-reset", "2025-08-21T12:40:01Z"),
             ("anthropic-ratelimit-input-tokens-limit", "30000"),
             ("anthropic-ratelimit-input-tokens-remaining", "0"),
-            ("anthropic-ratelimit-input-tokens-reset", "2025-08-21T12:40:30Z"),
+            (
+                "anthropic-ratelimit-input-tokens-reset",
+                "2025-08-21T12:40:30Z",
+            ),
             ("anthropic-ratelimit-output-tokens-limit", "8000"),
             ("anthropic-ratelimit-output-tokens-remaining", "8000"),
-            ("anthropic-ratelimit-output-tokens-reset", "2025-08-21T12:40:00Z"),
+            (
+                "anthropic-ratelimit-output-tokens-reset",
+                "2025-08-21T12:40:00Z",
+            ),
         ],
         None,
     );
@@ -118,7 +124,10 @@ fn anthropic_three_quotas_rfc3339_resets_and_529() {
         named(&signal, "requests").reset(),
         Some(Duration::from_secs(1))
     );
-    assert_eq!(signal.retry_after().unwrap().delay(), Duration::from_secs(30));
+    assert_eq!(
+        signal.retry_after().unwrap().delay(),
+        Duration::from_secs(30)
+    );
 }
 
 #[test]
@@ -169,11 +178,18 @@ fn discord_bucket_global_and_float_retry_after() {
 
     let global = parse(
         429,
-        &[JSON, ("x-ratelimit-global", "true"), ("x-ratelimit-scope", "global")],
+        &[
+            JSON,
+            ("x-ratelimit-global", "true"),
+            ("x-ratelimit-scope", "global"),
+        ],
         Some(r#"{"message":"You are being rate limited.","retry_after":2.5,"global":true}"#),
     );
     assert!(global.is_global());
-    assert_eq!(global.retry_after().unwrap().delay(), Duration::from_millis(2500));
+    assert_eq!(
+        global.retry_after().unwrap().delay(),
+        Duration::from_millis(2500)
+    );
     assert!(parse(429, &[("x-ratelimit-scope", "global")], None).is_global());
 }
 
@@ -204,7 +220,10 @@ fn google_retry_info_and_quota_failure() {
     );
     assert!(per_day.refusal().unwrap().is_final());
     // The hint is still reported; whether to wait is the classifier's call.
-    assert_eq!(per_day.retry_after().unwrap().delay(), Duration::from_secs(38));
+    assert_eq!(
+        per_day.retry_after().unwrap().delay(),
+        Duration::from_secs(38)
+    );
 }
 
 #[test]
@@ -258,7 +277,10 @@ fn ratelimit_reset_is_a_delta_or_an_epoch_by_its_size_and_a_preset_pins_it() {
 fn shopify_rest_bucket_and_graphql_cost() {
     let rest = parse(
         429,
-        &[("x-shopify-shop-api-call-limit", "40/40"), ("retry-after", "2.0")],
+        &[
+            ("x-shopify-shop-api-call-limit", "40/40"),
+            ("retry-after", "2.0"),
+        ],
         None,
     );
     let quota = rest.quota().unwrap();
@@ -365,14 +387,18 @@ fn aws_error_codes_from_header_json_and_xml() {
     let json = parse(
         400,
         &[("content-type", "application/x-amz-json-1.0")],
-        Some(r#"{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error"}"#),
+        Some(
+            r#"{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error"}"#,
+        ),
     );
     assert_eq!(code(&json).as_deref(), Some("ValidationException"));
     assert!(json.refusal().unwrap().is_final());
     let xml = parse(
         503,
         &[("content-type", "application/xml")],
-        Some("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"),
+        Some(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>",
+        ),
     );
     assert_eq!(code(&xml).as_deref(), Some("SlowDown"));
     // A success body is never read.
@@ -389,7 +415,10 @@ fn hostile_vendor_values_are_ignored_or_clamped() {
             ("x-ratelimit-reset-tokens", "99999999999999999999999h"),
             ("x-ratelimit-limit-requests", "1e9"),
             ("anthropic-ratelimit-requests-reset", "9999-99-99T99:99:99Z"),
-            ("anthropic-ratelimit-tokens-remaining", "18446744073709551616"),
+            (
+                "anthropic-ratelimit-tokens-remaining",
+                "18446744073709551616",
+            ),
             ("x-shopify-shop-api-call-limit", "99999999999999999999999/1"),
             ("x-ratelimit-bucket", ""),
             ("x-should-retry", "maybe"),

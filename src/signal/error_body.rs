@@ -249,7 +249,8 @@ mod tests {
             _ => None,
         };
         assert_eq!(code(read.refusal).as_deref(), Some("ThrottlingException"));
-        let xml = b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>Reduce</Message></Error>";
+        let xml =
+            b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>Reduce</Message></Error>";
         assert_eq!(code(xml_aws_code(xml)).as_deref(), Some("SlowDown"));
         assert_eq!(xml_aws_code(b"<Error><Code>unterminated"), None);
         assert_eq!(xml_aws_code(b"<Error/>"), None);
@@ -257,9 +258,13 @@ mod tests {
 
     #[test]
     fn discord_global_graphql_and_shopify_cost() {
-        assert!(body(r#"{"message":"You are being rate limited.","retry_after":0.5,"global":true}"#).global);
+        assert!(
+            body(r#"{"message":"You are being rate limited.","retry_after":0.5,"global":true}"#)
+                .global
+        );
         assert!(!body(r#"{"global":"yes"}"#).global);
-        let github = body(r#"{"errors":[{"type":"RATE_LIMITED","message":"API rate limit exceeded"}]}"#);
+        let github =
+            body(r#"{"errors":[{"type":"RATE_LIMITED","message":"API rate limit exceeded"}]}"#);
         assert_eq!(github.refusal, Some(Refusal::GraphqlRateLimited));
         let shopify = body(
             r#"{"errors":[{"message":"Throttled","extensions":{"code":"THROTTLED"}}],

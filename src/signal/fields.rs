@@ -395,21 +395,36 @@ mod tests {
             ),
             ("x-ratelimit-reset-requests", Field::XRateLimitResetRequests),
             ("x-ratelimit-limit-tokens", Field::XRateLimitLimitTokens),
-            ("x-ratelimit-remaining-tokens", Field::XRateLimitRemainingTokens),
+            (
+                "x-ratelimit-remaining-tokens",
+                Field::XRateLimitRemainingTokens,
+            ),
             ("x-ratelimit-reset-tokens", Field::XRateLimitResetTokens),
             ("x-should-retry", Field::XShouldRetry),
-            ("anthropic-ratelimit-requests-limit", Field::AnthropicRequestsLimit),
+            (
+                "anthropic-ratelimit-requests-limit",
+                Field::AnthropicRequestsLimit,
+            ),
             (
                 "anthropic-ratelimit-requests-remaining",
                 Field::AnthropicRequestsRemaining,
             ),
-            ("anthropic-ratelimit-requests-reset", Field::AnthropicRequestsReset),
-            ("anthropic-ratelimit-tokens-limit", Field::AnthropicTokensLimit),
+            (
+                "anthropic-ratelimit-requests-reset",
+                Field::AnthropicRequestsReset,
+            ),
+            (
+                "anthropic-ratelimit-tokens-limit",
+                Field::AnthropicTokensLimit,
+            ),
             (
                 "anthropic-ratelimit-tokens-remaining",
                 Field::AnthropicTokensRemaining,
             ),
-            ("anthropic-ratelimit-tokens-reset", Field::AnthropicTokensReset),
+            (
+                "anthropic-ratelimit-tokens-reset",
+                Field::AnthropicTokensReset,
+            ),
             (
                 "anthropic-ratelimit-input-tokens-limit",
                 Field::AnthropicInputTokensLimit,
@@ -437,7 +452,10 @@ mod tests {
             ("x-rate-limit-limit", Field::XDashRateLimitLimit),
             ("x-rate-limit-remaining", Field::XDashRateLimitRemaining),
             ("x-rate-limit-reset", Field::XDashRateLimitReset),
-            ("x-shopify-shop-api-call-limit", Field::XShopifyShopApiCallLimit),
+            (
+                "x-shopify-shop-api-call-limit",
+                Field::XShopifyShopApiCallLimit,
+            ),
             (
                 "x-ms-ratelimit-remaining-subscription-reads",
                 Field::XMsRemainingSubscriptionReads,
@@ -450,7 +468,10 @@ mod tests {
                 "x-ms-ratelimit-remaining-subscription-deletes",
                 Field::XMsRemainingSubscriptionDeletes,
             ),
-            ("x-ms-ratelimit-remaining-resource", Field::XMsRemainingResource),
+            (
+                "x-ms-ratelimit-remaining-resource",
+                Field::XMsRemainingResource,
+            ),
             ("x-amzn-errortype", Field::XAmznErrorType),
         ];
         assert_eq!(names.len(), FIELD_COUNT);

@@ -74,8 +74,8 @@ mod x_ratelimit;
 use http::{HeaderMap, StatusCode};
 
 pub use parser::{ResetFormat, SignalParser};
-pub use refusal::{AWS_THROTTLING_CODES, Refusal};
 pub use quota::{Quota, QuotaSource, QuotaUnit};
+pub use refusal::{AWS_THROTTLING_CODES, Refusal};
 pub use value::{HintSource, RetryHint, Signal};
 
 /// Shorthand for [`SignalParser::new().parse(…)`](SignalParser::parse).

@@ -201,7 +201,9 @@ mod tests {
         assert_eq!(go("0.5"), Some(ms(500)));
         assert_eq!(go("0s"), Some(Duration::ZERO));
         assert_eq!(go(&format!("{}h", "9".repeat(30))), Some(Duration::MAX));
-        for bad in ["", "-1s", "+1s", "1 hour", "s", "1x", "NaN", "1e3s", "1.s", "\u{ff}"] {
+        for bad in [
+            "", "-1s", "+1s", "1 hour", "s", "1x", "NaN", "1e3s", "1.s", "\u{ff}",
+        ] {
             assert_eq!(go(bad), None, "{bad:?}");
         }
     }
@@ -212,7 +214,12 @@ mod tests {
         assert_eq!(at, UNIX_EPOCH + Duration::from_secs(1_755_780_059));
         let fine = parse_rfc3339(b"2025-08-21T12:40:59.250Z").unwrap();
         assert_eq!(fine.duration_since(at).unwrap(), Duration::from_millis(250));
-        for bad in [&b"2025-08-21"[..], b"2025-08-21T12:40:59+02:00", b"soon", b"\xff"] {
+        for bad in [
+            &b"2025-08-21"[..],
+            b"2025-08-21T12:40:59+02:00",
+            b"soon",
+            b"\xff",
+        ] {
             assert_eq!(parse_rfc3339(bad), None, "{bad:?}");
         }
         assert_eq!(parse_count(b"99.0"), Some(99));

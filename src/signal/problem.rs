@@ -64,7 +64,8 @@ fn is_json(headers: &HeaderMap) -> bool {
 }
 
 fn starts_with_ignore_case(text: &str, prefix: &str) -> bool {
-    text.len() >= prefix.len() && text.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+    text.len() >= prefix.len()
+        && text.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 fn ends_with_ignore_case(text: &str, suffix: &str) -> bool {

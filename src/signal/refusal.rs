@@ -97,7 +97,9 @@ pub(crate) fn aws_code(raw: &str) -> Option<String> {
     let name = name.split(':').next().unwrap_or(name).trim();
     let valid = !name.is_empty()
         && name.len() <= 128
-        && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'.' || byte == b'_');
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'.' || byte == b'_');
     valid.then(|| name.to_owned())
 }
 
@@ -108,14 +110,18 @@ mod tests {
     #[test]
     fn aws_codes_lose_namespace_and_suffix() {
         let code = |raw| aws_code(raw);
-        assert_eq!(code("ThrottlingException").as_deref(), Some("ThrottlingException"));
+        assert_eq!(
+            code("ThrottlingException").as_deref(),
+            Some("ThrottlingException")
+        );
         assert_eq!(
             code("com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException")
                 .as_deref(),
             Some("ProvisionedThroughputExceededException")
         );
         assert_eq!(
-            code("TooManyRequestsException:http://internal.amazon.com/coral/com.amazon/").as_deref(),
+            code("TooManyRequestsException:http://internal.amazon.com/coral/com.amazon/")
+                .as_deref(),
             Some("TooManyRequestsException")
         );
         assert_eq!(code(""), None);

@@ -131,8 +131,10 @@ fn shopify(fields: &Fields<'_>) -> Option<Quota> {
         // Ordered by how little is left, so `largest` is the polite reading.
         Some((used.min(size), size))
     })?;
-    let drain = |calls: u64| Duration::from_secs(calls / SHOPIFY_DRAIN_PER_SEC)
-        + Duration::from_millis(calls % SHOPIFY_DRAIN_PER_SEC * 1000 / SHOPIFY_DRAIN_PER_SEC);
+    let drain = |calls: u64| {
+        Duration::from_secs(calls / SHOPIFY_DRAIN_PER_SEC)
+            + Duration::from_millis(calls % SHOPIFY_DRAIN_PER_SEC * 1000 / SHOPIFY_DRAIN_PER_SEC)
+    };
     Some(
         Quota::new(QuotaSource::Shopify)
             .with_limit(size)
@@ -147,7 +149,10 @@ fn azure(fields: &Fields<'_>, out: &mut Vec<Quota>) {
     for (field, name) in [
         (Field::XMsRemainingSubscriptionReads, "subscription-reads"),
         (Field::XMsRemainingSubscriptionWrites, "subscription-writes"),
-        (Field::XMsRemainingSubscriptionDeletes, "subscription-deletes"),
+        (
+            Field::XMsRemainingSubscriptionDeletes,
+            "subscription-deletes",
+        ),
     ] {
         if let Some(remaining) = fields.smallest(field, parse_integer) {
             out.push(
@@ -194,7 +199,11 @@ mod tests {
         // 2025-08-21T12:40:00Z
         let now = UNIX_EPOCH + Duration::from_secs(1_755_780_000);
         let mut out = Vec::new();
-        read(&Fields::scan(&headers), &Clock::new(&headers, now), &mut out);
+        read(
+            &Fields::scan(&headers),
+            &Clock::new(&headers, now),
+            &mut out,
+        );
         out
     }
 
@@ -212,7 +221,10 @@ mod tests {
         let (requests, tokens) = (&quotas[0], &quotas[1]);
         assert_eq!(requests.name(), Some("requests"));
         assert_eq!(requests.unit(), QuotaUnit::Requests);
-        assert_eq!((requests.limit(), requests.remaining()), (Some(60), Some(59)));
+        assert_eq!(
+            (requests.limit(), requests.remaining()),
+            (Some(60), Some(59))
+        );
         assert_eq!(requests.reset(), Some(Duration::from_secs(1)));
         assert_eq!(tokens.unit(), QuotaUnit::Tokens);
         assert_eq!(tokens.remaining(), Some(149_984));
@@ -236,7 +248,10 @@ mod tests {
             ("x-ratelimit-remaining-tokens", "-3"),
             ("x-ratelimit-limit-tokens", "1000"),
         ]);
-        assert_eq!((quotas[0].limit(), quotas[0].remaining()), (Some(1000), None));
+        assert_eq!(
+            (quotas[0].limit(), quotas[0].remaining()),
+            (Some(1000), None)
+        );
     }
 
     #[test]
@@ -248,12 +263,21 @@ mod tests {
             ("anthropic-ratelimit-requests-reset", "2025-08-21T12:40:59Z"),
             ("anthropic-ratelimit-input-tokens-limit", "40000"),
             ("anthropic-ratelimit-input-tokens-remaining", "39000"),
-            ("anthropic-ratelimit-input-tokens-reset", "2025-08-21T12:40:01.500Z"),
+            (
+                "anthropic-ratelimit-input-tokens-reset",
+                "2025-08-21T12:40:01.500Z",
+            ),
             ("anthropic-ratelimit-output-tokens-limit", "8000"),
             ("anthropic-ratelimit-output-tokens-remaining", "0"),
-            ("anthropic-ratelimit-output-tokens-reset", "2025-08-21T12:40:30Z"),
+            (
+                "anthropic-ratelimit-output-tokens-reset",
+                "2025-08-21T12:40:30Z",
+            ),
         ]);
-        let names: Vec<_> = quotas.iter().map(|q| (q.name().unwrap(), q.unit())).collect();
+        let names: Vec<_> = quotas
+            .iter()
+            .map(|q| (q.name().unwrap(), q.unit()))
+            .collect();
         assert_eq!(
             names,
             [
@@ -268,7 +292,10 @@ mod tests {
         // A past reset is now; a reset in another offset is ignored.
         let quotas = read_all(&[
             ("anthropic-ratelimit-tokens-reset", "2020-01-01T00:00:00Z"),
-            ("anthropic-ratelimit-requests-reset", "2025-08-21T14:40:59+02:00"),
+            (
+                "anthropic-ratelimit-requests-reset",
+                "2025-08-21T14:40:59+02:00",
+            ),
         ]);
         assert_eq!(quotas.len(), 1);
         assert_eq!(quotas[0].reset(), Some(Duration::ZERO));
@@ -286,9 +313,16 @@ mod tests {
         assert_eq!(odd.reset(), Some(Duration::from_millis(1500)));
         for bad in ["32", "/40", "32/", "a/b", "-1/40"] {
             let mut headers = HeaderMap::new();
-            headers.insert("x-shopify-shop-api-call-limit", HeaderValue::from_static(bad));
+            headers.insert(
+                "x-shopify-shop-api-call-limit",
+                HeaderValue::from_static(bad),
+            );
             let mut out = Vec::new();
-            read(&Fields::scan(&headers), &Clock::new(&headers, SystemTime::now()), &mut out);
+            read(
+                &Fields::scan(&headers),
+                &Clock::new(&headers, SystemTime::now()),
+                &mut out,
+            );
             assert!(out.is_empty(), "{bad}");
         }
     }

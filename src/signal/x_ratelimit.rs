@@ -116,7 +116,11 @@ mod tests {
         }
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_798_761_000);
         let mut out = Vec::new();
-        read(&Fields::scan(&headers), &Clock::new(&headers, now), &mut out);
+        read(
+            &Fields::scan(&headers),
+            &Clock::new(&headers, now),
+            &mut out,
+        );
         out
     }
 
