@@ -111,11 +111,12 @@ impl Respond for DiscordApi {
             return refusal(wait, true);
         }
         let path = request.url.path();
-        let Some(bucket) = self
-            .buckets
-            .iter()
-            .find(|bucket| bucket.routes.iter().any(|route| path.starts_with(route.as_str())))
-        else {
+        let Some(bucket) = self.buckets.iter().find(|bucket| {
+            bucket
+                .routes
+                .iter()
+                .any(|route| path.starts_with(route.as_str()))
+        }) else {
             self.quotas.counters.record(true);
             return ResponseTemplate::new(200).set_body_raw("{}", "application/json");
         };

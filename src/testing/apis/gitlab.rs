@@ -69,6 +69,9 @@ impl Respond for GitLabApi {
                 (reading.limit - reading.remaining).to_string(),
             )
             .insert_header("ratelimit-remaining", reading.remaining.to_string())
-            .insert_header("ratelimit-reset", epoch_secs(now, reading.reset).to_string())
+            .insert_header(
+                "ratelimit-reset",
+                epoch_secs(now, reading.reset).to_string(),
+            )
     }
 }

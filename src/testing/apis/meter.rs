@@ -72,7 +72,10 @@ impl Meter {
                 let elapsed = now.saturating_duration_since(at);
                 if elapsed >= self.spec.window {
                     let windows = elapsed.as_nanos() / self.spec.window.as_nanos().max(1);
-                    let skip = self.spec.window.saturating_mul(windows.min(u32::MAX as u128) as u32);
+                    let skip = self
+                        .spec
+                        .window
+                        .saturating_mul(windows.min(u32::MAX as u128) as u32);
                     self.at = Some(at + skip);
                     self.level = 0.0;
                 }

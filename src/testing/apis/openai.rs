@@ -105,16 +105,23 @@ impl Respond for OpenAiApi {
                     )
             }
         };
-        let mut template = template.insert_header("date", httpdate::fmt_http_date(SystemTime::now()));
+        let mut template =
+            template.insert_header("date", httpdate::fmt_http_date(SystemTime::now()));
         for (spec, reading) in self.quotas.specs().iter().zip(&decision.readings) {
             let name = spec.name;
             template = template
-                .insert_header(format!("x-ratelimit-limit-{name}"), reading.limit.to_string())
+                .insert_header(
+                    format!("x-ratelimit-limit-{name}"),
+                    reading.limit.to_string(),
+                )
                 .insert_header(
                     format!("x-ratelimit-remaining-{name}"),
                     reading.remaining.to_string(),
                 )
-                .insert_header(format!("x-ratelimit-reset-{name}"), go_duration(reading.reset));
+                .insert_header(
+                    format!("x-ratelimit-reset-{name}"),
+                    go_duration(reading.reset),
+                );
         }
         template
     }

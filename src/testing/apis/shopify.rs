@@ -49,7 +49,9 @@ impl Respond for ShopifyApi {
         let decision = self.quotas.decide(Instant::now(), &[1]);
         let reading = decision.readings[0];
         let template = match decision.rejected_for {
-            None => ResponseTemplate::new(200).set_body_raw("{\"products\":[]}", "application/json"),
+            None => {
+                ResponseTemplate::new(200).set_body_raw("{\"products\":[]}", "application/json")
+            }
             Some(wait) => {
                 // Tenths of a second, rounded up.
                 let tenths = wait.as_nanos().div_ceil(100_000_000);

@@ -60,6 +60,9 @@ impl Respond for XApi {
             .insert_header("date", httpdate::fmt_http_date(now))
             .insert_header("x-rate-limit-limit", reading.limit.to_string())
             .insert_header("x-rate-limit-remaining", reading.remaining.to_string())
-            .insert_header("x-rate-limit-reset", epoch_secs(now, reading.reset).to_string())
+            .insert_header(
+                "x-rate-limit-reset",
+                epoch_secs(now, reading.reset).to_string(),
+            )
     }
 }
