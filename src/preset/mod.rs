@@ -18,7 +18,8 @@
 //! ```
 //! use std::time::Duration;
 //!
-//! let openai = courteous::preset::OpenAi.client().timeout(Duration::from_secs(600)).build();
+//! // A preset client is an ordinary builder: change what you like.
+//! let openai = courteous::preset::OpenAi.client().max_wait(Duration::from_secs(120)).build();
 //! let layer = courteous::preset::Anthropic.layer();
 //! # let _ = (openai, layer);
 //! ```
