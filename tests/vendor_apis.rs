@@ -206,6 +206,34 @@ per_concurrency!(
     four = "Discord never announces its global limit: needs a quota a preset declares (50/s) in the engine"
 );
 
+/// A global refusal pauses every bucket: before its `retry_after` has run
+/// out, no request on any route reaches the server but those already in
+/// flight when the refusal was sent (at most `c - 1`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discord_global_refusal_pauses_every_bucket() {
+    for c in [1, 4] {
+        let api = DiscordApi::new(4)
+            .bucket("a", 100, Duration::from_secs(1), &["/api/v10/channels/1"])
+            .bucket("b", 100, Duration::from_secs(1), &["/api/v10/channels/2"]);
+        let server = mount(api.clone()).await;
+        let paths = [
+            "/api/v10/channels/1/messages",
+            "/api/v10/channels/2/messages",
+        ];
+        load(client(preset::Discord.client()), server.uri(), &paths, c).await;
+        assert!(
+            api.rejected() > 0,
+            "c={c}: the global limit was never reached"
+        );
+        let in_flight = c as u64 - 1;
+        assert!(
+            api.early() <= in_flight,
+            "c={c}: {} sent during a global pause",
+            api.early()
+        );
+    }
+}
+
 async fn google_per_minute(c: usize) {
     let api = GoogleApi::new(5, Duration::from_secs(1));
     let server = mount(api.clone()).await;

@@ -1,5 +1,7 @@
 //! A mock of Discord's HTTP API at its limits.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use wiremock::{Request, Respond, ResponseTemplate};
@@ -20,7 +22,9 @@ use super::meter::{Quotas, Refill, Spec};
 /// user` and `{"message", "retry_after": <float>, "global": false}`; the
 /// global limit's has `X-RateLimit-Global: true`, `X-RateLimit-Scope:
 /// global` and `"global": true`. A route in no bucket draws on the global
-/// limit alone.
+/// limit alone. [`early`](Self::early) counts requests, on any route, that
+/// arrived while a global refusal's `retry_after` had not run out: a
+/// client that honours the global limit sends none.
 ///
 /// ```
 /// use std::time::Duration;
@@ -40,6 +44,14 @@ pub struct DiscordApi {
     global: Quotas,
     buckets: Vec<Bucket>,
     quotas: Quotas,
+    paused: Arc<Pause>,
+}
+
+/// The global refusal's end, and the requests that came before it.
+#[derive(Debug, Default)]
+struct Pause {
+    until: Mutex<Option<Instant>>,
+    early: AtomicU64,
 }
 
 #[derive(Debug, Clone)]
@@ -61,7 +73,13 @@ impl DiscordApi {
             }]),
             buckets: Vec::new(),
             quotas: Quotas::new(&[]),
+            paused: Arc::default(),
         }
+    }
+
+    /// Requests that arrived while a global refusal said to wait.
+    pub fn early(&self) -> u64 {
+        self.paused.early.load(Ordering::Relaxed)
     }
 
     /// A bucket named `id`, `limit` requests per fixed `window`, drawn on
@@ -105,10 +123,21 @@ fn refusal(wait: Duration, global: bool) -> ResponseTemplate {
 impl Respond for DiscordApi {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let now = Instant::now();
-        let global = self.global.decide(now, &[1]);
-        if let Some(wait) = global.rejected_for {
-            self.quotas.counters.record(false);
-            return refusal(wait, true);
+        {
+            let mut until = self
+                .paused
+                .until
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if until.is_some_and(|until| now < until) {
+                self.paused.early.fetch_add(1, Ordering::Relaxed);
+            }
+            let global = self.global.decide(now, &[1]);
+            if let Some(wait) = global.rejected_for {
+                *until = Some(now + wait);
+                self.quotas.counters.record(false);
+                return refusal(wait, true);
+            }
         }
         let path = request.url.path();
         let Some(bucket) = self.buckets.iter().find(|bucket| {
