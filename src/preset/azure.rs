@@ -1,7 +1,6 @@
 //! [`Azure`]: Azure Resource Manager.
 
-use super::{Settings, adapters};
-use crate::classify::{Classify, Response, ResponseClass};
+use super::{Settings, adapters, by_status};
 
 /// Azure Resource Manager (`management.azure.com`), as its "Understand
 /// how Azure Resource Manager throttles requests" documentation describes
@@ -12,7 +11,7 @@ use crate::classify::{Classify, Response, ResponseClass};
 /// - `x-ms-ratelimit-remaining-subscription-{reads,writes,deletes}` and
 ///   `x-ms-ratelimit-remaining-resource` are read as quotas (remaining
 ///   counts only: Azure sends no limit or reset with them);
-/// - everything else as [`Response::by_status`].
+/// - everything else as [`Response::by_status`](crate::classify::Response::by_status).
 ///
 /// For Azure OpenAI, use [`OpenAi`](super::OpenAi).
 ///
@@ -23,11 +22,7 @@ use crate::classify::{Classify, Response, ResponseClass};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Azure;
 
-impl Classify for Azure {
-    fn classify(&self, response: &Response<'_>) -> ResponseClass {
-        response.by_status()
-    }
-}
+by_status!(Azure);
 
 impl Settings for Azure {}
 

@@ -1,7 +1,6 @@
 //! [`Discord`]: Discord's HTTP API.
 
-use super::{Settings, adapters};
-use crate::classify::{Classify, Response, ResponseClass};
+use super::{Settings, adapters, by_status};
 
 /// Discord's HTTP API, as its "Rate Limits" documentation describes it:
 ///
@@ -11,7 +10,7 @@ use crate::classify::{Classify, Response, ResponseClass};
 ///   it names in `X-RateLimit-Bucket` ([`Signal::bucket`](crate::signal::Signal::bucket));
 ///   a global limit (`X-RateLimit-Global`, `"global": true`) is flagged by
 ///   [`Signal::is_global`](crate::signal::Signal::is_global);
-/// - everything else as [`Response::by_status`].
+/// - everything else as [`Response::by_status`](crate::classify::Response::by_status).
 ///
 /// The scope is the origin: every route is one scope, so a bucket shared by
 /// two routes is one scope and a global limit pauses every request. Routes
@@ -26,11 +25,7 @@ use crate::classify::{Classify, Response, ResponseClass};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Discord;
 
-impl Classify for Discord {
-    fn classify(&self, response: &Response<'_>) -> ResponseClass {
-        response.by_status()
-    }
-}
+by_status!(Discord);
 
 impl Settings for Discord {}
 

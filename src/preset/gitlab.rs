@@ -1,7 +1,6 @@
 //! [`GitLab`]: GitLab's REST API.
 
-use super::{Settings, adapters};
-use crate::classify::{Classify, Response, ResponseClass};
+use super::{Settings, adapters, by_status};
 use crate::signal::{ResetFormat, SignalParser};
 
 /// GitLab's REST API, as its "Rate limits" documentation describes it:
@@ -11,7 +10,7 @@ use crate::signal::{ResetFormat, SignalParser};
 ///   seconds to wait under the same name): the preset pins that reading
 ///   ([`ResetFormat::Epoch`]); `RateLimit-Observed`, `RateLimit-Name` and
 ///   `RateLimit-ResetTime` are read too;
-/// - everything else as [`Response::by_status`].
+/// - everything else as [`Response::by_status`](crate::classify::Response::by_status).
 ///
 /// ```
 /// let client = courteous::preset::GitLab.client().build();
@@ -20,11 +19,7 @@ use crate::signal::{ResetFormat, SignalParser};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GitLab;
 
-impl Classify for GitLab {
-    fn classify(&self, response: &Response<'_>) -> ResponseClass {
-        response.by_status()
-    }
-}
+by_status!(GitLab);
 
 impl Settings for GitLab {
     fn parser(&self) -> SignalParser {

@@ -108,6 +108,22 @@ macro_rules! adapters {
 }
 pub(crate) use adapters;
 
+/// The classification of a preset whose API refuses with the default
+/// statuses only: [`Response::by_status`].
+macro_rules! by_status {
+    ($preset:ident) => {
+        impl $crate::classify::Classify for $preset {
+            fn classify(
+                &self,
+                response: &$crate::classify::Response<'_>,
+            ) -> $crate::classify::ResponseClass {
+                response.by_status()
+            }
+        }
+    };
+}
+pub(crate) use by_status;
+
 /// Sets a preset's classifier, parser, attempts and scope on a builder.
 macro_rules! apply {
     ($preset:expr, $builder:expr) => {{

@@ -1,7 +1,6 @@
 //! [`Reddit`]: Reddit's OAuth API.
 
-use super::{Settings, adapters};
-use crate::classify::{Classify, Response, ResponseClass};
+use super::{Settings, adapters, by_status};
 
 /// Reddit's OAuth API (`oauth.reddit.com`), as its API rules and prawcore
 /// describe it:
@@ -9,7 +8,7 @@ use crate::classify::{Classify, Response, ResponseClass};
 /// - every response's `x-ratelimit-used`, `-remaining` (fractional, `99.0`,
 ///   rounded down) and `-reset` (seconds to the end of the window) pace
 ///   before each request, as prawcore does;
-/// - `429` is throttled; everything else as [`Response::by_status`].
+/// - `429` is throttled; everything else as [`Response::by_status`](crate::classify::Response::by_status).
 ///
 /// ```
 /// let client = courteous::preset::Reddit.client().build();
@@ -18,11 +17,7 @@ use crate::classify::{Classify, Response, ResponseClass};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Reddit;
 
-impl Classify for Reddit {
-    fn classify(&self, response: &Response<'_>) -> ResponseClass {
-        response.by_status()
-    }
-}
+by_status!(Reddit);
 
 impl Settings for Reddit {}
 

@@ -6,7 +6,7 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
 use super::format::{ceil_secs, rfc3339};
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as Anthropic's API does: a
 /// request must fit a quota of requests, one of input tokens and one of
@@ -35,18 +35,11 @@ pub struct AnthropicApi {
 impl AnthropicApi {
     /// `requests`, `input_tokens` and `output_tokens` per `window`.
     pub fn new(requests: u64, input_tokens: u64, output_tokens: u64, window: Duration) -> Self {
-        let window = window.max(Duration::from_millis(1));
-        let spec = |name, limit: u64| Spec {
-            name,
-            limit: limit.max(1),
-            window,
-            refill: Refill::Continuous,
-        };
         Self {
             quotas: Quotas::new(&[
-                spec("requests", requests),
-                spec("input-tokens", input_tokens),
-                spec("output-tokens", output_tokens),
+                Spec::continuous("requests", requests, window),
+                Spec::continuous("input-tokens", input_tokens, window),
+                Spec::continuous("output-tokens", output_tokens, window),
             ]),
             costs: [1, 100, 100],
         }

@@ -1,11 +1,11 @@
 //! A mock of an AWS service API at its limits.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as AWS services do: a token
 /// bucket `burst` deep refilled at `rate` requests a second, and no
@@ -30,15 +30,8 @@ pub struct AwsApi {
 impl AwsApi {
     /// A bucket `burst` deep refilled at `rate` a second.
     pub fn new(burst: u64, rate: u64) -> Self {
-        let burst = burst.max(1);
-        let window = Duration::from_secs_f64(burst as f64 / rate.max(1) as f64);
         Self {
-            quotas: Quotas::new(&[Spec {
-                name: "requests",
-                limit: burst,
-                window,
-                refill: Refill::Continuous,
-            }]),
+            quotas: Quotas::new(&[Spec::bucket("requests", burst, rate)]),
         }
     }
 }

@@ -7,7 +7,7 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
 use super::format::ceil_secs;
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as Azure Resource Manager
 /// does: a bucket of reads (`GET`, `HEAD`) and one of writes (every other
@@ -36,16 +36,9 @@ pub struct AzureApi {
 impl AzureApi {
     /// `reads` and `writes` deep, each refilled in full over `window`.
     pub fn new(reads: u64, writes: u64, window: Duration) -> Self {
-        let window = window.max(Duration::from_millis(1));
-        let spec = |name, limit: u64| Spec {
-            name,
-            limit: limit.max(1),
-            window,
-            refill: Refill::Continuous,
-        };
         Self {
-            reads: Quotas::new(&[spec("reads", reads)]),
-            writes: Quotas::new(&[spec("writes", writes)]),
+            reads: Quotas::new(&[Spec::continuous("reads", reads, window)]),
+            writes: Quotas::new(&[Spec::continuous("writes", writes, window)]),
             // Counts every request, whichever bucket it drew on.
             quotas: Quotas::new(&[]),
         }

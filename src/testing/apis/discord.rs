@@ -8,7 +8,7 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
 use super::format::{ceil_secs, decimal_secs};
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as Discord does: each route
 /// draws on a bucket (several routes may share one), `limit` requests per
@@ -65,12 +65,7 @@ impl DiscordApi {
     /// A global limit of `global` requests a second (Discord: 50).
     pub fn new(global: u64) -> Self {
         Self {
-            global: Quotas::new(&[Spec {
-                name: "global",
-                limit: global.max(1),
-                window: Duration::from_secs(1),
-                refill: Refill::Window,
-            }]),
+            global: Quotas::new(&[Spec::window("global", global, Duration::from_secs(1))]),
             buckets: Vec::new(),
             quotas: Quotas::new(&[]),
             paused: Arc::default(),
@@ -88,12 +83,7 @@ impl DiscordApi {
         self.buckets.push(Bucket {
             id: id.to_owned(),
             routes: routes.iter().map(|route| (*route).to_owned()).collect(),
-            quotas: Quotas::new(&[Spec {
-                name: "bucket",
-                limit: limit.max(1),
-                window: window.max(Duration::from_millis(1)),
-                refill: Refill::Window,
-            }]),
+            quotas: Quotas::new(&[Spec::window("bucket", limit, window)]),
         });
         self
     }

@@ -6,7 +6,7 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
 use super::format::{ceil_secs, epoch_secs};
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as GitLab does: `limit`
 /// requests per fixed window (the first opened by the first request).
@@ -33,12 +33,7 @@ impl GitLabApi {
     /// `limit` requests per fixed `window`.
     pub fn new(limit: u64, window: Duration) -> Self {
         Self {
-            quotas: Quotas::new(&[Spec {
-                name: "throttle_authenticated_api",
-                limit: limit.max(1),
-                window: window.max(Duration::from_millis(1)),
-                refill: Refill::Window,
-            }]),
+            quotas: Quotas::new(&[Spec::window("throttle_authenticated_api", limit, window)]),
         }
     }
 }

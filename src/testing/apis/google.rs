@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as Google APIs do: `limit`
 /// requests per fixed window (per minute), and optionally a per-day quota.
@@ -45,18 +45,8 @@ impl GoogleApi {
             limit,
             window,
             quotas: Quotas::new(&[
-                Spec {
-                    name: "GenerateRequestsPerMinutePerProject",
-                    limit: limit.max(1),
-                    window: window.max(Duration::from_millis(1)),
-                    refill: Refill::Window,
-                },
-                Spec {
-                    name: "GenerateRequestsPerDayPerProject",
-                    limit: daily.max(1),
-                    window: DAY,
-                    refill: Refill::Window,
-                },
+                Spec::window("GenerateRequestsPerMinutePerProject", limit, window),
+                Spec::window("GenerateRequestsPerDayPerProject", daily, DAY),
             ]),
         }
     }

@@ -26,6 +26,34 @@ pub(crate) struct Spec {
     pub(crate) refill: Refill,
 }
 
+impl Spec {
+    /// `limit` units (at least one) per fixed `window` (at least 1 ms).
+    pub(crate) fn window(name: &'static str, limit: u64, window: Duration) -> Self {
+        Self::new(name, limit, window, Refill::Window)
+    }
+
+    /// A bucket `limit` deep (at least one) refilled in full over `window`.
+    pub(crate) fn continuous(name: &'static str, limit: u64, window: Duration) -> Self {
+        Self::new(name, limit, window, Refill::Continuous)
+    }
+
+    /// A bucket `depth` deep refilled `per_sec` units a second (at least one).
+    pub(crate) fn bucket(name: &'static str, depth: u64, per_sec: u64) -> Self {
+        let depth = depth.max(1);
+        let window = Duration::from_secs_f64(depth as f64 / per_sec.max(1) as f64);
+        Self::continuous(name, depth, window)
+    }
+
+    fn new(name: &'static str, limit: u64, window: Duration, refill: Refill) -> Self {
+        Self {
+            name,
+            limit: limit.max(1),
+            window: window.max(Duration::from_millis(1)),
+            refill,
+        }
+    }
+}
+
 /// One quota's state after a request, as the headers describe it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Reading {

@@ -6,7 +6,7 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
 use super::format::{ceil_millis, ceil_secs, go_duration};
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as OpenAI's API does: a
 /// request must fit both a quota of requests and one of tokens, each
@@ -38,15 +38,11 @@ pub struct OpenAiApi {
 impl OpenAiApi {
     /// `requests` and `tokens` per `window` (OpenAI: per minute).
     pub fn new(requests: u64, tokens: u64, window: Duration) -> Self {
-        let window = window.max(Duration::from_millis(1));
-        let spec = |name, limit: u64| Spec {
-            name,
-            limit: limit.max(1),
-            window,
-            refill: Refill::Continuous,
-        };
         Self {
-            quotas: Quotas::new(&[spec("requests", requests), spec("tokens", tokens)]),
+            quotas: Quotas::new(&[
+                Spec::continuous("requests", requests, window),
+                Spec::continuous("tokens", tokens, window),
+            ]),
             tokens_per_request: 100,
             out_of_credit: false,
         }

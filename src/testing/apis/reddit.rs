@@ -6,7 +6,7 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
 use super::format::ceil_secs;
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as Reddit does: `limit`
 /// requests per fixed window (Reddit: 600 per 10 minutes per OAuth client).
@@ -31,12 +31,7 @@ impl RedditApi {
     /// `limit` requests per fixed `window`.
     pub fn new(limit: u64, window: Duration) -> Self {
         Self {
-            quotas: Quotas::new(&[Spec {
-                name: "requests",
-                limit: limit.max(1),
-                window: window.max(Duration::from_millis(1)),
-                refill: Refill::Window,
-            }]),
+            quotas: Quotas::new(&[Spec::window("requests", limit, window)]),
         }
     }
 }

@@ -1,11 +1,11 @@
 //! A mock of Shopify's Admin REST API at its limits.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as Shopify's Admin REST API
 /// does: a leaky bucket `size` calls deep that drains `drain` calls a
@@ -29,15 +29,8 @@ pub struct ShopifyApi {
 impl ShopifyApi {
     /// A bucket `size` calls deep draining `drain` calls a second.
     pub fn new(size: u64, drain: u64) -> Self {
-        let size = size.max(1);
-        let window = Duration::from_secs_f64(size as f64 / drain.max(1) as f64);
         Self {
-            quotas: Quotas::new(&[Spec {
-                name: "calls",
-                limit: size,
-                window,
-                refill: Refill::Continuous,
-            }]),
+            quotas: Quotas::new(&[Spec::bucket("calls", size, drain)]),
         }
     }
 }

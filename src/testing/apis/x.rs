@@ -6,7 +6,7 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::counter_methods;
 use super::format::epoch_secs;
-use super::meter::{Quotas, Refill, Spec};
+use super::meter::{Quotas, Spec};
 
 /// A [`Respond`] implementation that limits as the X (formerly Twitter)
 /// API does: `limit` requests per fixed window (X: per 15 minutes per
@@ -32,12 +32,7 @@ impl XApi {
     /// `limit` requests per fixed `window`.
     pub fn new(limit: u64, window: Duration) -> Self {
         Self {
-            quotas: Quotas::new(&[Spec {
-                name: "requests",
-                limit: limit.max(1),
-                window: window.max(Duration::from_millis(1)),
-                refill: Refill::Window,
-            }]),
+            quotas: Quotas::new(&[Spec::window("requests", limit, window)]),
         }
     }
 }
