@@ -194,10 +194,12 @@ impl SignalParser {
                     .text(Field::XRateLimitScope)
                     .is_some_and(|scope| scope.eq_ignore_ascii_case("global")),
             should_retry: fields.text(Field::XShouldRetry).and_then(|flag| {
-                match flag.to_ascii_lowercase().as_str() {
-                    "true" => Some(true),
-                    "false" => Some(false),
-                    _ => None,
+                if flag.eq_ignore_ascii_case("true") {
+                    Some(true)
+                } else if flag.eq_ignore_ascii_case("false") {
+                    Some(false)
+                } else {
+                    None
                 }
             }),
             refusal: problem.vendor.refusal.or_else(|| {

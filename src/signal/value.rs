@@ -94,7 +94,8 @@ impl Signal {
     }
 
     /// The server-directed wait before the next request, if the response gave
-    /// one explicitly (`Retry-After`, a millisecond header, a problem body).
+    /// one explicitly (`Retry-After`, a millisecond header, a problem body,
+    /// a Google `RetryInfo`).
     ///
     /// An exhausted quota (`remaining == 0` with a reset) is *not* turned into
     /// a wait here: read [`quota`](Self::quota) for that.
@@ -112,7 +113,10 @@ impl Signal {
 
     /// Every policy the response described, binding one included, in the
     /// order: IETF named lists (-08 …), IETF dictionary (-07), IETF separate
-    /// fields (-00 … -06), `X-RateLimit-*`.
+    /// fields (-00 … -06), `X-RateLimit-*`, X's `x-rate-limit-*`, OpenAI's
+    /// requests and tokens, Anthropic's requests, tokens, input and output
+    /// tokens, Shopify's call limit, Azure Resource Manager's remaining
+    /// counts, a GraphQL body's `throttleStatus`.
     pub fn policies(&self) -> &[Quota] {
         &self.policies
     }
