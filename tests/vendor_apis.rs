@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use courteous::testing::{
-    AnthropicApi, AwsApi, AzureApi, DiscordApi, GitLabApi, GoogleApi, OpenAiApi, RedditApi,
-    ShopifyApi, XApi,
+    AnthropicApi, AwsApi, AzureApi, DiscordApi, GitHubApi, GitLabApi, GoogleApi, OpenAiApi,
+    RedditApi, ShopifyApi, XApi,
 };
 use courteous::{Client, ClientBuilder, preset};
 use http::StatusCode;
@@ -287,6 +287,24 @@ per_concurrency!(
     one = "no quota headers: needs the engine to learn a quota from refusals",
     four = "no quota headers: needs the engine to learn a quota from refusals"
 );
+
+async fn github_primary(c: usize) {
+    let api = GitHubApi::new(
+        std::num::NonZeroU32::new(6).unwrap(),
+        Duration::from_secs(2),
+    );
+    let builder = preset::GitHub.client();
+    run(
+        "github",
+        api,
+        GitHubApi::received,
+        builder,
+        &["/repos/o/r/issues"],
+        c,
+    )
+    .await;
+}
+per_concurrency!(github, github_primary);
 
 async fn gitlab_epoch_reset(c: usize) {
     let api = GitLabApi::new(6, Duration::from_secs(2));
