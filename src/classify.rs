@@ -37,7 +37,7 @@ use http::{HeaderMap, StatusCode};
 
 use crate::engine::Config;
 pub use crate::engine::ResponseClass;
-use crate::signal::Signal;
+use crate::signal::{Refusal, Signal};
 
 /// A response as a classifier sees it.
 #[derive(Debug)]
@@ -146,6 +146,9 @@ where
 ///   minute" and only the JSON body tells it apart (its `message` mentions
 ///   "secondary rate limit"): such a `403` or `429` is throttled for
 ///   [`GitHub::SECONDARY_WAIT`] (60 s);
+/// - a GraphQL `403` or `429` whose body has `errors[].type ==
+///   "RATE_LIMITED"`: throttled with the engine's backoff (a `200` with
+///   that error is not seen: success bodies are not read);
 /// - any other `403` is final (permissions); other statuses as
 ///   [`Response::by_status`].
 ///
@@ -205,6 +208,10 @@ impl Classify for GitHub {
             return ResponseClass::Throttled {
                 wait: wait.filter(|w| !w.is_zero()),
             };
+        }
+        if response.signal().refusal() == Some(&Refusal::GraphqlRateLimited) {
+            // GraphQL's `errors[].type == "RATE_LIMITED"`: the engine's backoff.
+            return ResponseClass::Throttled { wait: None };
         }
         if response.body_prefix().is_some_and(mentions_secondary_limit) {
             return ResponseClass::Throttled {

@@ -106,6 +106,7 @@ pub mod hooks;
 #[cfg(feature = "middleware")]
 mod middleware;
 mod options;
+pub mod preset;
 mod report;
 mod service;
 mod setup;

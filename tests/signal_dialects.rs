@@ -64,7 +64,8 @@ const CASES: &[Case] = &[
         expect: Expect {
             wait: None,
             binding: Some(Binding {
-                name: None,
+                // `x-ratelimit-resource` names GitHub's bucket.
+                name: Some("core"),
                 limit: Some(60),
                 remaining: Some(0),
                 reset: secs(600),

@@ -10,6 +10,9 @@ use std::time::{Duration, SystemTime};
 
 use http::header::{DATE, HeaderMap, HeaderName, HeaderValue};
 
+use super::numbers::{reset_from_seconds, until_epoch};
+use super::parser::ResetFormat;
+
 /// A header field the parser reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Field {
@@ -26,14 +29,57 @@ pub(crate) enum Field {
     XRateLimitReset,
     XRateLimitResetAfter,
     XRateLimitUsed,
+    // GitLab's additions to the separate IETF fields.
+    RateLimitResetTime,
+    RateLimitObserved,
+    RateLimitName,
+    // GitHub's and Discord's additions to `X-RateLimit-*`.
+    XRateLimitResource,
+    XRateLimitBucket,
+    XRateLimitGlobal,
+    XRateLimitScope,
+    // OpenAI and Azure OpenAI.
+    XRateLimitLimitRequests,
+    XRateLimitRemainingRequests,
+    XRateLimitResetRequests,
+    XRateLimitLimitTokens,
+    XRateLimitRemainingTokens,
+    XRateLimitResetTokens,
+    XShouldRetry,
+    // Anthropic.
+    AnthropicRequestsLimit,
+    AnthropicRequestsRemaining,
+    AnthropicRequestsReset,
+    AnthropicTokensLimit,
+    AnthropicTokensRemaining,
+    AnthropicTokensReset,
+    AnthropicInputTokensLimit,
+    AnthropicInputTokensRemaining,
+    AnthropicInputTokensReset,
+    AnthropicOutputTokensLimit,
+    AnthropicOutputTokensRemaining,
+    AnthropicOutputTokensReset,
+    // X (Twitter).
+    XDashRateLimitLimit,
+    XDashRateLimitRemaining,
+    XDashRateLimitReset,
+    // Shopify REST.
+    XShopifyShopApiCallLimit,
+    // Azure Resource Manager.
+    XMsRemainingSubscriptionReads,
+    XMsRemainingSubscriptionWrites,
+    XMsRemainingSubscriptionDeletes,
+    XMsRemainingResource,
+    // AWS REST-JSON services.
+    XAmznErrorType,
 }
 
-const FIELD_COUNT: usize = 13;
+const FIELD_COUNT: usize = 48;
 
 impl Field {
     fn classify(name: &str) -> Option<Self> {
-        // Cheap reject first: every field we read starts with `r` or `x`.
-        if !matches!(name.as_bytes().first(), Some(b'r' | b'x')) {
+        // Cheap reject first: every field we read starts with `a`, `r` or `x`.
+        if !matches!(name.as_bytes().first(), Some(b'a' | b'r' | b'x')) {
             return None;
         }
         Some(match name {
@@ -50,6 +96,43 @@ impl Field {
             "x-ratelimit-reset" => Self::XRateLimitReset,
             "x-ratelimit-reset-after" => Self::XRateLimitResetAfter,
             "x-ratelimit-used" => Self::XRateLimitUsed,
+            "ratelimit-resettime" => Self::RateLimitResetTime,
+            "ratelimit-observed" => Self::RateLimitObserved,
+            "ratelimit-name" => Self::RateLimitName,
+            "x-ratelimit-resource" => Self::XRateLimitResource,
+            "x-ratelimit-bucket" => Self::XRateLimitBucket,
+            "x-ratelimit-global" => Self::XRateLimitGlobal,
+            "x-ratelimit-scope" => Self::XRateLimitScope,
+            "x-ratelimit-limit-requests" => Self::XRateLimitLimitRequests,
+            "x-ratelimit-remaining-requests" => Self::XRateLimitRemainingRequests,
+            "x-ratelimit-reset-requests" => Self::XRateLimitResetRequests,
+            "x-ratelimit-limit-tokens" => Self::XRateLimitLimitTokens,
+            "x-ratelimit-remaining-tokens" => Self::XRateLimitRemainingTokens,
+            "x-ratelimit-reset-tokens" => Self::XRateLimitResetTokens,
+            "x-should-retry" => Self::XShouldRetry,
+            "anthropic-ratelimit-requests-limit" => Self::AnthropicRequestsLimit,
+            "anthropic-ratelimit-requests-remaining" => Self::AnthropicRequestsRemaining,
+            "anthropic-ratelimit-requests-reset" => Self::AnthropicRequestsReset,
+            "anthropic-ratelimit-tokens-limit" => Self::AnthropicTokensLimit,
+            "anthropic-ratelimit-tokens-remaining" => Self::AnthropicTokensRemaining,
+            "anthropic-ratelimit-tokens-reset" => Self::AnthropicTokensReset,
+            "anthropic-ratelimit-input-tokens-limit" => Self::AnthropicInputTokensLimit,
+            "anthropic-ratelimit-input-tokens-remaining" => Self::AnthropicInputTokensRemaining,
+            "anthropic-ratelimit-input-tokens-reset" => Self::AnthropicInputTokensReset,
+            "anthropic-ratelimit-output-tokens-limit" => Self::AnthropicOutputTokensLimit,
+            "anthropic-ratelimit-output-tokens-remaining" => Self::AnthropicOutputTokensRemaining,
+            "anthropic-ratelimit-output-tokens-reset" => Self::AnthropicOutputTokensReset,
+            "x-rate-limit-limit" => Self::XDashRateLimitLimit,
+            "x-rate-limit-remaining" => Self::XDashRateLimitRemaining,
+            "x-rate-limit-reset" => Self::XDashRateLimitReset,
+            "x-shopify-shop-api-call-limit" => Self::XShopifyShopApiCallLimit,
+            "x-ms-ratelimit-remaining-subscription-reads" => Self::XMsRemainingSubscriptionReads,
+            "x-ms-ratelimit-remaining-subscription-writes" => Self::XMsRemainingSubscriptionWrites,
+            "x-ms-ratelimit-remaining-subscription-deletes" => {
+                Self::XMsRemainingSubscriptionDeletes
+            }
+            "x-ms-ratelimit-remaining-resource" => Self::XMsRemainingResource,
+            "x-amzn-errortype" => Self::XAmznErrorType,
             _ => return None,
         })
     }
@@ -61,7 +144,7 @@ pub(crate) struct Fields<'a> {
     /// Each field's name and first line.
     first: [Option<(&'a HeaderName, &'a HeaderValue)>; FIELD_COUNT],
     /// Bit `field` set: the field has more than one line.
-    repeated: u16,
+    repeated: u64,
     any: bool,
 }
 
@@ -89,7 +172,7 @@ impl<'a> Fields<'a> {
                 if slot.is_none() {
                     *slot = Some((name, value));
                 } else {
-                    repeated |= 1 << field as u16;
+                    repeated |= 1 << field as u64;
                 }
                 any = true;
             }
@@ -120,7 +203,7 @@ impl<'a> Fields<'a> {
     /// costs a map lookup.
     pub(crate) fn values(&self, field: Field) -> impl Iterator<Item = &'a HeaderValue> + use<'a> {
         let first = self.first[field as usize];
-        let more = (self.repeated & (1 << field as u16) != 0)
+        let more = (self.repeated & (1 << field as u64) != 0)
             .then_some(first)
             .flatten()
             .map(|(name, _)| self.headers.get_all(name).iter().skip(1));
@@ -128,6 +211,15 @@ impl<'a> Fields<'a> {
             .map(|(_, value)| value)
             .into_iter()
             .chain(more.into_iter().flatten())
+    }
+
+    /// The first line of `field` that is visible ASCII and not blank, trimmed
+    /// (names, ids and flags, read as text).
+    pub(crate) fn text(&self, field: Field) -> Option<&'a str> {
+        self.values(field).find_map(|value| {
+            let text = value.to_str().ok()?.trim();
+            (!text.is_empty()).then_some(text)
+        })
     }
 
     /// The smallest valid element of `field` (see [`fold`](Self::fold)).
@@ -169,7 +261,7 @@ impl<'a> Fields<'a> {
             }
             parsed
         };
-        let repeated = self.repeated & (1 << field as u16) != 0;
+        let repeated = self.repeated & (1 << field as u64) != 0;
         if !repeated && !first.as_bytes().contains(&b',') {
             // The usual case: one line, one value.
             return parse_logged(first.as_bytes());
@@ -200,10 +292,13 @@ pub(crate) fn ignored(field: Field, value: &HeaderValue, why: &str) {
 /// The clock times are measured against: the response's own `Date` header
 /// when present and valid (so clock skew cancels), else the local clock.
 /// `Date` is parsed at most once, and only when a time needs it.
+/// It also reads `Reset` values the way the parser was told to
+/// ([`ResetFormat`]).
 pub(crate) struct Clock<'a> {
     headers: &'a HeaderMap,
     now: SystemTime,
     reference: OnceCell<SystemTime>,
+    reset_format: ResetFormat,
 }
 
 impl<'a> Clock<'a> {
@@ -212,6 +307,22 @@ impl<'a> Clock<'a> {
             headers,
             now,
             reference: OnceCell::new(),
+            reset_format: ResetFormat::Auto,
+        }
+    }
+
+    pub(crate) fn with_reset_format(mut self, format: ResetFormat) -> Self {
+        self.reset_format = format;
+        self
+    }
+
+    /// A `RateLimit-Reset` or `X-RateLimit-Reset` value, as a wait from
+    /// the moment the response was received.
+    pub(crate) fn reset(&self, value: Duration) -> Duration {
+        match self.reset_format {
+            ResetFormat::Auto => reset_from_seconds(value, || self.reference()),
+            ResetFormat::Delta => value,
+            ResetFormat::Epoch => until_epoch(value, || self.reference()),
         }
     }
 
@@ -270,6 +381,98 @@ mod tests {
             ("x-ratelimit-reset", Field::XRateLimitReset),
             ("x-ratelimit-reset-after", Field::XRateLimitResetAfter),
             ("x-ratelimit-used", Field::XRateLimitUsed),
+            ("ratelimit-resettime", Field::RateLimitResetTime),
+            ("ratelimit-observed", Field::RateLimitObserved),
+            ("ratelimit-name", Field::RateLimitName),
+            ("x-ratelimit-resource", Field::XRateLimitResource),
+            ("x-ratelimit-bucket", Field::XRateLimitBucket),
+            ("x-ratelimit-global", Field::XRateLimitGlobal),
+            ("x-ratelimit-scope", Field::XRateLimitScope),
+            ("x-ratelimit-limit-requests", Field::XRateLimitLimitRequests),
+            (
+                "x-ratelimit-remaining-requests",
+                Field::XRateLimitRemainingRequests,
+            ),
+            ("x-ratelimit-reset-requests", Field::XRateLimitResetRequests),
+            ("x-ratelimit-limit-tokens", Field::XRateLimitLimitTokens),
+            (
+                "x-ratelimit-remaining-tokens",
+                Field::XRateLimitRemainingTokens,
+            ),
+            ("x-ratelimit-reset-tokens", Field::XRateLimitResetTokens),
+            ("x-should-retry", Field::XShouldRetry),
+            (
+                "anthropic-ratelimit-requests-limit",
+                Field::AnthropicRequestsLimit,
+            ),
+            (
+                "anthropic-ratelimit-requests-remaining",
+                Field::AnthropicRequestsRemaining,
+            ),
+            (
+                "anthropic-ratelimit-requests-reset",
+                Field::AnthropicRequestsReset,
+            ),
+            (
+                "anthropic-ratelimit-tokens-limit",
+                Field::AnthropicTokensLimit,
+            ),
+            (
+                "anthropic-ratelimit-tokens-remaining",
+                Field::AnthropicTokensRemaining,
+            ),
+            (
+                "anthropic-ratelimit-tokens-reset",
+                Field::AnthropicTokensReset,
+            ),
+            (
+                "anthropic-ratelimit-input-tokens-limit",
+                Field::AnthropicInputTokensLimit,
+            ),
+            (
+                "anthropic-ratelimit-input-tokens-remaining",
+                Field::AnthropicInputTokensRemaining,
+            ),
+            (
+                "anthropic-ratelimit-input-tokens-reset",
+                Field::AnthropicInputTokensReset,
+            ),
+            (
+                "anthropic-ratelimit-output-tokens-limit",
+                Field::AnthropicOutputTokensLimit,
+            ),
+            (
+                "anthropic-ratelimit-output-tokens-remaining",
+                Field::AnthropicOutputTokensRemaining,
+            ),
+            (
+                "anthropic-ratelimit-output-tokens-reset",
+                Field::AnthropicOutputTokensReset,
+            ),
+            ("x-rate-limit-limit", Field::XDashRateLimitLimit),
+            ("x-rate-limit-remaining", Field::XDashRateLimitRemaining),
+            ("x-rate-limit-reset", Field::XDashRateLimitReset),
+            (
+                "x-shopify-shop-api-call-limit",
+                Field::XShopifyShopApiCallLimit,
+            ),
+            (
+                "x-ms-ratelimit-remaining-subscription-reads",
+                Field::XMsRemainingSubscriptionReads,
+            ),
+            (
+                "x-ms-ratelimit-remaining-subscription-writes",
+                Field::XMsRemainingSubscriptionWrites,
+            ),
+            (
+                "x-ms-ratelimit-remaining-subscription-deletes",
+                Field::XMsRemainingSubscriptionDeletes,
+            ),
+            (
+                "x-ms-ratelimit-remaining-resource",
+                Field::XMsRemainingResource,
+            ),
+            ("x-amzn-errortype", Field::XAmznErrorType),
         ];
         assert_eq!(names.len(), FIELD_COUNT);
         for (name, field) in names {
@@ -286,7 +489,8 @@ mod tests {
             "date",
             "",
             "r",
-            "x-ratelimit-resource",
+            "anthropic-version",
+            "x-ratelimit-limit-images",
         ] {
             assert_eq!(Field::classify(other), None, "{other}");
         }

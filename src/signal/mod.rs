@@ -19,6 +19,19 @@
 //!   `violated-policies`) of error responses with a JSON media type.
 //! - The IETF `RateLimit-*`, `RateLimit` and `RateLimit-Policy` fields in
 //!   every draft shape, and `X-RateLimit-*`.
+//! - The fields only one API sends, without any setup: OpenAI's
+//!   `x-ratelimit-*-{requests,tokens}` (Go-duration resets), Anthropic's
+//!   `anthropic-ratelimit-*` (RFC 3339 resets), GitHub's
+//!   `x-ratelimit-resource`, Discord's `X-RateLimit-Bucket`/`-Global`/`-Scope`,
+//!   GitLab's `RateLimit-Observed`/`-Name`/`-ResetTime`, Shopify's
+//!   `X-Shopify-Shop-Api-Call-Limit`, Azure Resource Manager's
+//!   `x-ms-ratelimit-remaining-*`, X's `x-rate-limit-*`, AWS's
+//!   `x-amzn-ErrorType`, `x-should-retry`; and from error bodies Google's
+//!   `RetryInfo` and `QuotaFailure`, OpenAI's `insufficient_quota`, AWS
+//!   error codes, GraphQL rate-limit errors and Shopify's `throttleStatus`
+//!   ([`Signal::refusal`], [`Signal::bucket`], [`Signal::is_global`]). One
+//!   response can describe several quotas, each with a name and a
+//!   [`QuotaUnit`]. The table of APIs is in `docs/apis.md`.
 //!
 //! # Precedence
 //!
@@ -26,9 +39,10 @@
 //! with it within its one-second rounding refines it; one that disagrees is
 //! ignored. Without `Retry-After`, the first of `retry-after-ms`,
 //! `x-ms-retry-after-ms`, the body's `retry_after_ms`, the body's
-//! `retry_after` is the wait. [`Signal::retry_after`] holds only such explicit
-//! hints: an exhausted quota is reported in [`Signal::quota`] and turning it
-//! into a wait is the caller's decision.
+//! `retry_after`, a Google `RetryInfo.retryDelay` is the wait.
+//! [`Signal::retry_after`] holds only such explicit hints: an exhausted
+//! quota is reported in [`Signal::quota`] and turning it into a wait is the
+//! caller's decision.
 //!
 //! # Bad input
 //!
@@ -58,20 +72,24 @@
 //! assert_eq!(signal.quota().unwrap().source(), QuotaSource::XRateLimit);
 //! ```
 
+mod error_body;
 mod fields;
 mod ietf;
 mod numbers;
 mod parser;
 mod problem;
 mod quota;
+mod refusal;
 mod retry_after;
 mod value;
+mod vendor;
 mod x_ratelimit;
 
 use http::{HeaderMap, StatusCode};
 
-pub use parser::SignalParser;
+pub use parser::{ResetFormat, SignalParser};
 pub use quota::{Quota, QuotaSource, QuotaUnit};
+pub use refusal::{AWS_THROTTLING_CODES, Refusal};
 pub use value::{HintSource, RetryHint, Signal};
 
 /// Shorthand for [`SignalParser::new().parse(…)`](SignalParser::parse).

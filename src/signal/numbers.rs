@@ -49,6 +49,42 @@ pub(crate) fn parse_seconds(text: &[u8]) -> Option<Duration> {
     Some(Duration::new(secs, nanos))
 }
 
+/// A count that may be sent with a fraction (Reddit's `99.0`), rounded
+/// down: fewer units left is the polite reading of a fraction.
+pub(crate) fn parse_count(text: &[u8]) -> Option<u64> {
+    parse_seconds(text).map(|count| count.as_secs())
+}
+
+/// A Go duration (`1s`, `6m0s`, `250ms`, `1m30.5s`, `1h2m`), as OpenAI
+/// sends its resets, or plain seconds (`17`, `0.5`), as Azure OpenAI
+/// sometimes does. A duration too long for [`Duration`] saturates.
+pub(crate) fn parse_go_duration(text: &[u8]) -> Option<Duration> {
+    if let Some(secs) = parse_seconds(text) {
+        return Some(secs);
+    }
+    // Go writes no spaces and no sign; humantime would take `1 hour`.
+    if !text.first().is_some_and(u8::is_ascii_digit) || !text.iter().all(is_go_duration_byte) {
+        return None;
+    }
+    let text = std::str::from_utf8(text).ok()?;
+    match humantime::parse_duration(text) {
+        Ok(duration) => Some(duration),
+        Err(humantime::DurationError::NumberOverflow) => Some(Duration::MAX),
+        Err(_) => None,
+    }
+}
+
+/// A digit, a unit letter, the decimal point, or part of `µ` (as in `µs`).
+fn is_go_duration_byte(byte: &u8) -> bool {
+    byte.is_ascii_alphanumeric() || *byte == b'.' || !byte.is_ascii()
+}
+
+/// An RFC 3339 timestamp in UTC (`2025-08-21T12:40:59Z`, fractional
+/// seconds allowed), as Anthropic sends its resets.
+pub(crate) fn parse_rfc3339(text: &[u8]) -> Option<SystemTime> {
+    humantime::parse_rfc3339(std::str::from_utf8(text).ok()?).ok()
+}
+
 /// Seconds given as a JSON-style float: finite and non-negative, saturating.
 pub(crate) fn seconds_from_f64(secs: f64) -> Option<Duration> {
     if !secs.is_finite() || secs < 0.0 {
@@ -87,8 +123,8 @@ pub(crate) fn until(at: SystemTime, reference: SystemTime) -> Duration {
 }
 
 /// A `Reset` value: a delta when at most one year, else an epoch timestamp
-/// (seconds, or milliseconds when implausibly far for seconds) measured
-/// against `reference`. Saturates at [`Duration::MAX`].
+/// (see [`until_epoch`]) measured against `reference`. Saturates at
+/// [`Duration::MAX`].
 pub(crate) fn reset_from_seconds(
     value: Duration,
     reference: impl FnOnce() -> SystemTime,
@@ -96,6 +132,13 @@ pub(crate) fn reset_from_seconds(
     if value <= Duration::from_secs(EPOCH_THRESHOLD_SECS) {
         return value;
     }
+    until_epoch(value, reference)
+}
+
+/// The wait until the epoch timestamp `value` (seconds, or milliseconds
+/// when implausibly far for seconds), measured against `reference`; zero
+/// when past, [`Duration::MAX`] when beyond [`SystemTime`].
+pub(crate) fn until_epoch(value: Duration, reference: impl FnOnce() -> SystemTime) -> Duration {
     let since_epoch = if value.as_secs() >= EPOCH_MILLIS_THRESHOLD_SECS {
         value / 1000
     } else {
@@ -142,6 +185,46 @@ mod tests {
         for bad in ["", ".5", "1.", "-1.5", "1.5.2", "1,5", "NaN", "1e3"] {
             assert_eq!(seconds(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn go_durations_and_plain_seconds() {
+        let go = |text: &str| parse_go_duration(text.as_bytes());
+        let ms = Duration::from_millis;
+        assert_eq!(go("1s"), Some(ms(1000)));
+        assert_eq!(go("6m0s"), Some(ms(360_000)));
+        assert_eq!(go("250ms"), Some(ms(250)));
+        assert_eq!(go("12ms"), Some(ms(12)));
+        assert_eq!(go("1m30.5s"), Some(ms(90_500)));
+        assert_eq!(go("1h2m3s"), Some(ms(3_723_000)));
+        assert_eq!(go("17"), Some(ms(17_000)));
+        assert_eq!(go("0.5"), Some(ms(500)));
+        assert_eq!(go("0s"), Some(Duration::ZERO));
+        assert_eq!(go(&format!("{}h", "9".repeat(30))), Some(Duration::MAX));
+        for bad in [
+            "", "-1s", "+1s", "1 hour", "s", "1x", "NaN", "1e3s", "1.s", "\u{ff}",
+        ] {
+            assert_eq!(go(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_in_utc_and_fractional_counts() {
+        let at = parse_rfc3339(b"2025-08-21T12:40:59Z").unwrap();
+        assert_eq!(at, UNIX_EPOCH + Duration::from_secs(1_755_780_059));
+        let fine = parse_rfc3339(b"2025-08-21T12:40:59.250Z").unwrap();
+        assert_eq!(fine.duration_since(at).unwrap(), Duration::from_millis(250));
+        for bad in [
+            &b"2025-08-21"[..],
+            b"2025-08-21T12:40:59+02:00",
+            b"soon",
+            b"\xff",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad:?}");
+        }
+        assert_eq!(parse_count(b"99.0"), Some(99));
+        assert_eq!(parse_count(b"0.7"), Some(0));
+        assert_eq!(parse_count(b"-1"), None);
     }
 
     #[test]

@@ -4,9 +4,10 @@ use std::time::SystemTime;
 
 use http::{HeaderMap, StatusCode};
 
-use super::fields::{Clock, Fields};
-use super::value::Signal;
-use super::{ietf, problem, retry_after, x_ratelimit};
+use super::fields::{Clock, Field, Fields};
+use super::refusal::{Refusal, aws_code};
+use super::value::{Extras, Signal};
+use super::{ietf, problem, retry_after, vendor, x_ratelimit};
 
 /// Parses rate-limit signals; holds the options.
 ///
@@ -27,6 +28,29 @@ use super::{ietf, problem, retry_after, x_ratelimit};
 #[derive(Debug, Clone)]
 pub struct SignalParser {
     body_limit: usize,
+    reset_format: ResetFormat,
+}
+
+/// How a `RateLimit-Reset` or `X-RateLimit-Reset` value is read.
+///
+/// The IETF drafts send seconds to wait under `RateLimit-Reset`; GitLab
+/// sends a Unix epoch under the same name, as GitHub and X do under theirs.
+/// By default the value's size decides ([`Auto`](Self::Auto)); a preset
+/// that knows its API pins the reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ResetFormat {
+    /// A value of at most one year (31,536,000 s) is seconds to wait, a
+    /// larger one an epoch timestamp (seconds, milliseconds from 10^12 on)
+    /// measured against the response's `Date`. No deployed epoch is that
+    /// small, and no deployed window that long.
+    #[default]
+    Auto,
+    /// Always seconds to wait.
+    Delta,
+    /// Always an epoch timestamp: a small value is a time long past, a
+    /// wait of zero.
+    Epoch,
 }
 
 impl Default for SignalParser {
@@ -44,7 +68,15 @@ impl SignalParser {
     pub fn new() -> Self {
         Self {
             body_limit: Self::DEFAULT_BODY_LIMIT,
+            reset_format: ResetFormat::Auto,
         }
+    }
+
+    /// How `RateLimit-Reset` and `X-RateLimit-Reset` are read (default
+    /// [`ResetFormat::Auto`]).
+    pub fn reset_format(mut self, format: ResetFormat) -> Self {
+        self.reset_format = format;
+        self
     }
 
     /// Read at most this many bytes of a body for hints (default
@@ -62,14 +94,16 @@ impl SignalParser {
     /// Whether a body with these headers may carry a hint worth reading:
     /// an error status (4xx or 5xx, where RFC 9457 problem details live) with
     /// a JSON media type (`application/json`, `application/problem+json`, any
-    /// `application/…+json`), and a non-zero body limit.
+    /// `application/…+json`, AWS's `application/x-amz-json-1.x`) or an XML
+    /// one (`application/xml`, `text/xml`: an AWS error's `<Code>`), and a
+    /// non-zero body limit.
     ///
     /// Success bodies are never read: a `retry_after` member of a 200's JSON
     /// is application data, not a hint.
     pub fn wants_body(&self, status: StatusCode, headers: &HeaderMap) -> bool {
         (status.is_client_error() || status.is_server_error())
             && self.body_limit > 0
-            && problem::is_json(headers)
+            && problem::media(headers).is_some()
     }
 
     /// Parse a response, using the local clock only when a time has no
@@ -107,9 +141,9 @@ impl SignalParser {
         body: Option<&[u8]>,
         now: impl FnOnce() -> SystemTime,
     ) -> Signal {
-        let problem = match body {
-            Some(body) if self.wants_body(status, headers) => {
-                problem::read(&body[..body.len().min(self.body_limit)])
+        let problem = match (body, problem::media(headers)) {
+            (Some(body), Some(media)) if self.wants_body(status, headers) => {
+                problem::read_as(media, &body[..body.len().min(self.body_limit)])
             }
             _ => None,
         };
@@ -118,7 +152,7 @@ impl SignalParser {
             return Signal::default();
         }
         let problem = problem.unwrap_or_default();
-        let clock = Clock::new(headers, now());
+        let clock = Clock::new(headers, now()).with_reset_format(self.reset_format);
 
         let [millis, x_ms_millis] = retry_after::millisecond_headers(&fields);
         let hint = retry_after::decide(
@@ -128,12 +162,15 @@ impl SignalParser {
                 x_ms_millis,
                 problem.retry_after_ms,
                 problem.retry_after,
+                problem.vendor.retry_info,
             ],
         );
 
         let mut policies = Vec::with_capacity(4);
         ietf::read(&fields, &clock, &mut policies);
-        policies.extend(x_ratelimit::read(&fields, &clock));
+        x_ratelimit::read(&fields, &clock, &mut policies);
+        vendor::read(&fields, &clock, &mut policies);
+        policies.extend(problem.vendor.cost);
         // A policy the server says was violated has nothing left, unless the
         // headers said otherwise.
         for quota in &mut policies {
@@ -144,6 +181,34 @@ impl SignalParser {
                 quota.set_remaining(Some(0));
             }
         }
-        Signal::from_parts(hint, policies).with_violated_policies(problem.violated_policies)
+        let extras = Extras {
+            bucket: fields
+                .text(Field::XRateLimitBucket)
+                .or_else(|| fields.text(Field::XRateLimitResource))
+                .map(str::to_owned),
+            global: problem.vendor.global
+                || fields
+                    .text(Field::XRateLimitGlobal)
+                    .is_some_and(|flag| flag.eq_ignore_ascii_case("true"))
+                || fields
+                    .text(Field::XRateLimitScope)
+                    .is_some_and(|scope| scope.eq_ignore_ascii_case("global")),
+            should_retry: fields.text(Field::XShouldRetry).and_then(|flag| {
+                if flag.eq_ignore_ascii_case("true") {
+                    Some(true)
+                } else if flag.eq_ignore_ascii_case("false") {
+                    Some(false)
+                } else {
+                    None
+                }
+            }),
+            refusal: problem.vendor.refusal.or_else(|| {
+                let code = aws_code(fields.text(Field::XAmznErrorType)?)?;
+                Some(Refusal::Aws { code })
+            }),
+        };
+        Signal::from_parts(hint, policies)
+            .with_violated_policies(problem.violated_policies)
+            .with_extras(extras)
     }
 }

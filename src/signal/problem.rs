@@ -12,6 +12,7 @@ use http::HeaderMap;
 use http::header::CONTENT_TYPE;
 use serde_json::Value;
 
+use super::error_body::{self, ErrorBody};
 use super::numbers::{parse_seconds, seconds_from_f64};
 use super::value::{HintSource, RetryHint};
 
@@ -21,22 +22,50 @@ pub(crate) struct Problem {
     pub(crate) retry_after_ms: Option<RetryHint>,
     pub(crate) retry_after: Option<RetryHint>,
     pub(crate) violated_policies: Vec<String>,
+    /// What the API added in its own vocabulary.
+    pub(crate) vendor: ErrorBody,
+}
+
+/// The media types an error body is read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Media {
+    Json,
+    /// Only for an AWS error's `<Code>`.
+    Xml,
+}
+
+/// The media type of the response's `Content-Type`, when it is one read
+/// for hints: JSON (`application/json`, any `application/…+json`, AWS's
+/// `application/x-amz-json-1.0` and `-1.1`) or XML (`application/xml`,
+/// `text/xml`, AWS's query and S3 errors).
+pub(crate) fn media(headers: &HeaderMap) -> Option<Media> {
+    let text = headers.get(CONTENT_TYPE)?.to_str().ok()?;
+    let essence = text.split(';').next().unwrap_or_default().trim();
+    let (kind, subtype) = essence.split_once('/')?;
+    let application = kind.eq_ignore_ascii_case("application");
+    let json = subtype.eq_ignore_ascii_case("json")
+        || ends_with_ignore_case(subtype, "+json")
+        || starts_with_ignore_case(subtype, "x-amz-json-");
+    if application && json {
+        Some(Media::Json)
+    } else if subtype.eq_ignore_ascii_case("xml")
+        && (application || kind.eq_ignore_ascii_case("text"))
+    {
+        Some(Media::Xml)
+    } else {
+        None
+    }
 }
 
 /// Whether the response's `Content-Type` is a JSON media type.
-pub(crate) fn is_json(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(CONTENT_TYPE) else {
-        return false;
-    };
-    let Ok(text) = value.to_str() else {
-        return false;
-    };
-    let essence = text.split(';').next().unwrap_or_default().trim();
-    let Some((kind, subtype)) = essence.split_once('/') else {
-        return false;
-    };
-    kind.eq_ignore_ascii_case("application")
-        && (subtype.eq_ignore_ascii_case("json") || ends_with_ignore_case(subtype, "+json"))
+#[cfg(test)]
+fn is_json(headers: &HeaderMap) -> bool {
+    media(headers) == Some(Media::Json)
+}
+
+fn starts_with_ignore_case(text: &str, prefix: &str) -> bool {
+    text.len() >= prefix.len()
+        && text.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 fn ends_with_ignore_case(text: &str, suffix: &str) -> bool {
@@ -44,8 +73,26 @@ fn ends_with_ignore_case(text: &str, suffix: &str) -> bool {
         && text.as_bytes()[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
 }
 
-/// Reads a problem body; anything but a JSON object yields `None`.
-pub(crate) fn read(body: &[u8]) -> Option<Problem> {
+/// Reads an error body of `media`; anything but a JSON object (or an XML
+/// body with an AWS `<Code>`) yields `None`.
+pub(crate) fn read_as(media: Media, body: &[u8]) -> Option<Problem> {
+    match media {
+        Media::Json => read(body),
+        Media::Xml => {
+            let refusal = error_body::xml_aws_code(body)?;
+            Some(Problem {
+                vendor: ErrorBody {
+                    refusal: Some(refusal),
+                    ..ErrorBody::default()
+                },
+                ..Problem::default()
+            })
+        }
+    }
+}
+
+/// Reads a JSON problem body; anything but a JSON object yields `None`.
+fn read(body: &[u8]) -> Option<Problem> {
     let value: Value = match serde_json::from_slice(body) {
         Ok(value) => value,
         Err(error) => {
@@ -79,6 +126,7 @@ pub(crate) fn read(body: &[u8]) -> Option<Problem> {
                     .collect()
             })
             .unwrap_or_default(),
+        vendor: error_body::read(object),
     })
 }
 
@@ -129,6 +177,12 @@ mod tests {
         assert!(!json("text/html"));
         assert!(!json("application/jsonx"));
         assert!(!json("application"));
+        assert!(json("application/x-amz-json-1.1"));
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/xml"));
+        assert_eq!(media(&headers), Some(Media::Xml));
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("image/xml"));
+        assert_eq!(media(&headers), None);
         assert!(!is_json(&HeaderMap::new()));
     }
 

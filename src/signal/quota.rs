@@ -140,6 +140,9 @@ impl Quota {
     pub(crate) fn set_limit(&mut self, limit: Option<u64>) {
         self.limit = limit;
     }
+    pub(crate) fn set_name(&mut self, name: Option<String>) {
+        self.name = name;
+    }
 }
 
 /// What a quota counts (`qu` in the IETF drafts).
@@ -153,6 +156,15 @@ pub enum QuotaUnit {
     ContentBytes,
     /// Requests in flight at once.
     ConcurrentRequests,
+    /// Model tokens, input and output together (OpenAI's `-tokens`,
+    /// Anthropic's `tokens`).
+    Tokens,
+    /// Model input tokens (Anthropic's `input-tokens`).
+    InputTokens,
+    /// Model output tokens (Anthropic's `output-tokens`).
+    OutputTokens,
+    /// Query cost points (Shopify GraphQL's `throttleStatus`).
+    Points,
     /// A unit this crate does not know.
     Other,
 }
@@ -179,8 +191,22 @@ pub enum QuotaSource {
     IetfDictionary,
     /// Lists of named policies in `RateLimit` / `RateLimit-Policy` (drafts -08 … -11).
     IetfList,
-    /// `X-RateLimit-*` (GitHub style).
+    /// `X-RateLimit-*` (GitHub style; also Discord's and Reddit's).
     XRateLimit,
+    /// `x-rate-limit-*` (X, formerly Twitter).
+    XDashRateLimit,
+    /// `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (OpenAI and
+    /// Azure OpenAI).
+    OpenAi,
+    /// `anthropic-ratelimit-*`.
+    Anthropic,
+    /// `X-Shopify-Shop-Api-Call-Limit` (Shopify REST).
+    Shopify,
+    /// A GraphQL body's `extensions.cost.throttleStatus` (Shopify GraphQL).
+    ShopifyGraphql,
+    /// `x-ms-ratelimit-remaining-subscription-*` and
+    /// `x-ms-ratelimit-remaining-resource` (Azure Resource Manager).
+    AzureResourceManager,
 }
 
 impl fmt::Display for QuotaSource {
@@ -190,20 +216,32 @@ impl fmt::Display for QuotaSource {
             Self::IetfDictionary => "RateLimit dictionary",
             Self::IetfList => "RateLimit/RateLimit-Policy lists",
             Self::XRateLimit => "X-RateLimit-*",
+            Self::XDashRateLimit => "x-rate-limit-*",
+            Self::OpenAi => "x-ratelimit-*-requests/-tokens",
+            Self::Anthropic => "anthropic-ratelimit-*",
+            Self::Shopify => "X-Shopify-Shop-Api-Call-Limit",
+            Self::ShopifyGraphql => "GraphQL extensions.cost.throttleStatus",
+            Self::AzureResourceManager => "x-ms-ratelimit-remaining-*",
         })
     }
 }
 
 /// Index of the binding policy: least remaining (unknown remaining ranks
 /// last), ties to the longest reset (unknown reset ranks shortest), then to
-/// the policy listed first.
+/// the policy listed first. A count of tokens or points cannot be compared
+/// with a count of requests: a quota in another unit than requests binds
+/// only when it is exhausted, and otherwise ranks after every quota of
+/// requests.
 pub(crate) fn binding_index(policies: &[Quota]) -> Option<usize> {
     policies
         .iter()
         .enumerate()
         .min_by_key(|(_, quota)| {
+            let other_unit_left =
+                quota.unit != QuotaUnit::Requests && quota.remaining.is_some_and(|left| left > 0);
             (
                 quota.remaining.is_none(),
+                other_unit_left,
                 quota.remaining,
                 Reverse(quota.reset),
             )
@@ -249,6 +287,19 @@ mod tests {
         assert_eq!(binding_index(&policies), Some(1));
         assert_eq!(binding_index(&[quota(None, None)]), Some(0));
         assert_eq!(binding_index(&[]), None);
+    }
+
+    #[test]
+    fn another_unit_binds_only_when_exhausted() {
+        let tokens = |left| {
+            Quota::new(QuotaSource::OpenAi)
+                .with_unit(QuotaUnit::Tokens)
+                .with_remaining(left)
+        };
+        let requests = Quota::new(QuotaSource::OpenAi).with_remaining(59);
+        // 12 tokens left is not fewer "units" than 59 requests.
+        assert_eq!(binding_index(&[tokens(12), requests.clone()]), Some(1));
+        assert_eq!(binding_index(&[requests, tokens(0)]), Some(1));
     }
 
     #[test]

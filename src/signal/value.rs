@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::quota::{Quota, binding_index};
+use super::refusal::Refusal;
 
 /// Everything a response said about the server's rate limits.
 ///
@@ -15,6 +16,16 @@ pub struct Signal {
     policies: Vec<Quota>,
     binding: Option<usize>,
     violated_policies: Vec<String>,
+    extras: Extras,
+}
+
+/// What some APIs add beyond a wait and quotas.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Extras {
+    pub(crate) bucket: Option<String>,
+    pub(crate) global: bool,
+    pub(crate) should_retry: Option<bool>,
+    pub(crate) refusal: Option<Refusal>,
 }
 
 impl Signal {
@@ -40,6 +51,7 @@ impl Signal {
             binding: binding_index(&policies),
             policies,
             violated_policies: Vec::new(),
+            extras: Extras::default(),
         }
     }
 
@@ -48,8 +60,42 @@ impl Signal {
         self
     }
 
+    pub(crate) fn with_extras(mut self, extras: Extras) -> Self {
+        self.extras = extras;
+        self
+    }
+
+    /// The bucket the server named for this request's quota: Discord's
+    /// `X-RateLimit-Bucket` (an opaque id shared by several routes) or
+    /// GitHub's `x-ratelimit-resource` (`core`, `search`, `graphql`, …).
+    /// Requests whose responses name the same bucket draw on one quota.
+    pub fn bucket(&self) -> Option<&str> {
+        self.extras.bucket.as_deref()
+    }
+
+    /// Whether the refusal was of a limit over every route: Discord's
+    /// `X-RateLimit-Global: true`, `X-RateLimit-Scope: global`, or a body
+    /// with `"global": true`.
+    pub fn is_global(&self) -> bool {
+        self.extras.global
+    }
+
+    /// What the server said about retrying (`x-should-retry: true` or
+    /// `false`, sent by OpenAI and Anthropic), if it said anything.
+    pub fn should_retry(&self) -> Option<bool> {
+        self.extras.should_retry
+    }
+
+    /// What an error body (or AWS's `x-amzn-ErrorType`) said the refusal is,
+    /// in the API's own words, when it is one this crate knows (see
+    /// [`Refusal`]).
+    pub fn refusal(&self) -> Option<&Refusal> {
+        self.extras.refusal.as_ref()
+    }
+
     /// The server-directed wait before the next request, if the response gave
-    /// one explicitly (`Retry-After`, a millisecond header, a problem body).
+    /// one explicitly (`Retry-After`, a millisecond header, a problem body,
+    /// a Google `RetryInfo`).
     ///
     /// An exhausted quota (`remaining == 0` with a reset) is *not* turned into
     /// a wait here: read [`quota`](Self::quota) for that.
@@ -67,7 +113,10 @@ impl Signal {
 
     /// Every policy the response described, binding one included, in the
     /// order: IETF named lists (-08 …), IETF dictionary (-07), IETF separate
-    /// fields (-00 … -06), `X-RateLimit-*`.
+    /// fields (-00 … -06), `X-RateLimit-*`, X's `x-rate-limit-*`, OpenAI's
+    /// requests and tokens, Anthropic's requests, tokens, input and output
+    /// tokens, Shopify's call limit, Azure Resource Manager's remaining
+    /// counts, a GraphQL body's `throttleStatus`.
     pub fn policies(&self) -> &[Quota] {
         &self.policies
     }
@@ -79,7 +128,10 @@ impl Signal {
 
     /// True when the response carried no rate-limit information at all.
     pub fn is_empty(&self) -> bool {
-        self.retry_after.is_none() && self.policies.is_empty() && self.violated_policies.is_empty()
+        self.retry_after.is_none()
+            && self.policies.is_empty()
+            && self.violated_policies.is_empty()
+            && self.extras == Extras::default()
     }
 }
 
@@ -127,6 +179,8 @@ pub enum HintSource {
     ProblemRetryAfterMs,
     /// `retry_after` (seconds) member of a problem+json body.
     ProblemRetryAfter,
+    /// `retryDelay` of a `google.rpc.RetryInfo` in a Google API error body.
+    GoogleRetryInfo,
 }
 
 impl fmt::Display for HintSource {
@@ -138,6 +192,7 @@ impl fmt::Display for HintSource {
             Self::XMsRetryAfterMs => "x-ms-retry-after-ms",
             Self::ProblemRetryAfterMs => "problem body retry_after_ms",
             Self::ProblemRetryAfter => "problem body retry_after",
+            Self::GoogleRetryInfo => "google.rpc.RetryInfo retryDelay",
         })
     }
 }

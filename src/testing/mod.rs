@@ -12,6 +12,12 @@
 //! - [`Hostile`]: refuses everything, with any hint you give it, however
 //!   absurd (zero, past dates, 2⁶⁴, `1e300`, a 50 MB body, …).
 //! - [`GitHubApi`]: GitHub's primary and secondary limits, refused with 403.
+//! - One mock per API of [`preset`](crate::preset), limiting and answering
+//!   as its documentation says: [`OpenAiApi`] (requests and tokens),
+//!   [`AnthropicApi`] (requests, input and output tokens), [`DiscordApi`]
+//!   (shared buckets and a global limit), [`GoogleApi`] (per minute and per
+//!   day), [`GitLabApi`], [`ShopifyApi`] (a leaky bucket), [`AzureApi`]
+//!   (reads and writes), [`RedditApi`], [`XApi`], [`AwsApi`] (no headers).
 //!
 //! Each speaks any combination of the header dialects servers use:
 //! [`RetryAfterStyle`] says how a rejection announces when to come back
@@ -37,6 +43,7 @@
 //! assert_eq!(bucket.received(), 0);
 //! ```
 
+mod apis;
 mod builder;
 mod counters;
 mod dates;
@@ -50,6 +57,10 @@ mod style;
 mod throttle_then_ok;
 mod token_bucket;
 
+pub use apis::{
+    AnthropicApi, AwsApi, AzureApi, DiscordApi, GitLabApi, GoogleApi, OpenAiApi, RedditApi,
+    ShopifyApi, XApi,
+};
 pub use fixed_window::FixedWindow;
 pub use github::GitHubApi;
 pub use hostile::Hostile;

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use super::super::fields::{Clock, Field, Fields};
 use super::super::numbers::{
-    count_from_bare_item, parse_integer, parse_seconds, reset_from_seconds, seconds_from_bare_item,
+    count_from_bare_item, parse_integer, parse_seconds, seconds_from_bare_item, until,
 };
 use super::super::quota::{Quota, QuotaSource};
 use super::members::Member;
@@ -121,6 +121,16 @@ fn from_dictionary(dictionary: &[Member<'_>]) -> Option<Quota> {
     Some(quota)
 }
 
+/// GitLab's `RateLimit-ResetTime` (an HTTP-date), measured against `Date`;
+/// the latest when duplicated.
+fn reset_time(fields: &Fields<'_>, clock: &Clock<'_>) -> Option<Duration> {
+    fields
+        .values(Field::RateLimitResetTime)
+        .filter_map(|value| httpdate::parse_http_date(value.to_str().ok()?.trim()).ok())
+        .max()
+        .map(|at| until(at, clock.reference()))
+}
+
 /// The separate fields; the members after the first of `RateLimit-Limit`
 /// are added to `policies`.
 fn separate(
@@ -133,6 +143,8 @@ fn separate(
         Field::RateLimitLimit,
         Field::RateLimitRemaining,
         Field::RateLimitReset,
+        Field::RateLimitResetTime,
+        Field::RateLimitObserved,
     ]) {
         return None;
     }
@@ -149,13 +161,20 @@ fn separate(
         limit = fields.smallest(Field::RateLimitLimit, parse_integer);
     }
     let remaining = fields.smallest(Field::RateLimitRemaining, parse_integer);
+    // GitLab: `RateLimit-Observed` is the count used.
+    let remaining = remaining.or_else(|| {
+        let observed = fields.largest(Field::RateLimitObserved, parse_integer)?;
+        Some(limit?.saturating_sub(observed))
+    });
     let reset = fields
         .largest(Field::RateLimitReset, parse_seconds)
-        .map(|reset| reset_from_seconds(reset, || clock.reference()));
+        .map(|reset| clock.reset(reset))
+        .or_else(|| reset_time(fields, clock));
     if limit.is_none() && remaining.is_none() && reset.is_none() {
         return None;
     }
     let mut quota = Quota::new(QuotaSource::IetfSeparate);
+    quota.set_name(fields.text(Field::RateLimitName).map(str::to_owned));
     quota.set_limit(limit);
     quota.set_remaining(remaining);
     quota.set_reset(reset);

@@ -30,6 +30,8 @@ pub(crate) fn read(fields: &Fields<'_>, clock: &Clock<'_>, out: &mut Vec<Quota>)
         Field::RateLimitLimit,
         Field::RateLimitRemaining,
         Field::RateLimitReset,
+        Field::RateLimitResetTime,
+        Field::RateLimitObserved,
     ]) {
         return;
     }

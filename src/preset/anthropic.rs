@@ -1,0 +1,50 @@
+//! [`Anthropic`]: Anthropic's API.
+
+use http::StatusCode;
+
+use super::{Settings, adapters, sdk_style};
+use crate::classify::{Classify, Response, ResponseClass};
+
+/// Anthropic's API, as its documentation and anthropic-sdk-python describe
+/// it:
+///
+/// - `429` and `529` (overloaded) are throttled: every request to the API
+///   pauses, for `retry-after` when given; the request and token quotas
+///   (`anthropic-ratelimit-*`, resets as RFC 3339 times) are read from
+///   every response;
+/// - `x-should-retry: false` is final, `true` retried;
+/// - `408`, `409` and `5xx` are retried as failures of the request alone;
+/// - 3 attempts in all, as the SDK's 2 retries.
+///
+/// ```
+/// let client = courteous::preset::Anthropic.client().build();
+/// # let _ = client;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Anthropic;
+
+impl Anthropic {
+    /// Anthropic's "overloaded" status.
+    pub const OVERLOADED: u16 = 529;
+    /// Attempts per request: anthropic-sdk-python's `DEFAULT_MAX_RETRIES`
+    /// (2) plus the first.
+    pub const MAX_ATTEMPTS: u32 = 3;
+}
+
+impl Classify for Anthropic {
+    fn may_retry(&self, status: StatusCode) -> bool {
+        status == StatusCode::TOO_MANY_REQUESTS || super::sdk_retries(status)
+    }
+
+    fn classify(&self, response: &Response<'_>) -> ResponseClass {
+        sdk_style(response, &[Self::OVERLOADED])
+    }
+}
+
+impl Settings for Anthropic {
+    fn max_attempts(&self) -> Option<u32> {
+        Some(Self::MAX_ATTEMPTS)
+    }
+}
+
+adapters!(Anthropic, "Anthropic");

@@ -1,0 +1,219 @@
+//! Each preset's classification through the client against wiremock,
+//! counting the requests sent: final refusals that look like throttling
+//! (OpenAI's `insufficient_quota`, a per-day Google quota, an AWS error code
+//! that is not a throttle) come back at once and are never retried, while
+//! the same API's throttling is retried.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use courteous::preset;
+use courteous::signal::Refusal;
+use courteous::{ClientBuilder, RetryReport};
+use http::StatusCode;
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// A server that answers `first` once, then 200.
+async fn serve(first: ResponseTemplate) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(first)
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(200).set_body_string("{}"))
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    server
+}
+
+/// Sends one GET through `builder`'s client; the status, the report and
+/// the requests the server received.
+async fn send(builder: ClientBuilder, first: ResponseTemplate) -> (StatusCode, RetryReport, usize) {
+    let server = serve(first).await;
+    // A refusal without a hint waits 10 ms, not the default second.
+    let client = builder.unhinted_wait(Duration::from_millis(10)).build();
+    let response = match client.get(server.uri()).send().await {
+        Ok(response) => response,
+        Err(err) => panic!("unexpected error: {err}"),
+    };
+    let report = response.extensions().get::<RetryReport>().unwrap().clone();
+    let received = server.received_requests().await.unwrap().len();
+    (response.status(), report, received)
+}
+
+fn json(status: u16, body: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_raw(body.to_owned(), "application/json")
+}
+
+#[tokio::test]
+async fn openai_insufficient_quota_is_final_and_a_rate_limit_is_retried() {
+    let out_of_credit = json(
+        429,
+        r#"{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
+    );
+    let (status, report, received) = send(preset::OpenAi.client(), out_of_credit).await;
+    assert_eq!(
+        (status, received, report.attempts()),
+        (StatusCode::TOO_MANY_REQUESTS, 1, 1)
+    );
+    assert_eq!(
+        report.last_signal().refusal(),
+        Some(&Refusal::InsufficientQuota)
+    );
+
+    let limited = json(
+        429,
+        r#"{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}"#,
+    )
+    .insert_header("retry-after-ms", "20");
+    let (status, report, received) = send(preset::OpenAi.client(), limited).await;
+    assert_eq!(
+        (status, received, report.attempts()),
+        (StatusCode::OK, 2, 2)
+    );
+
+    // Without the preset, the out-of-credit 429 is retried.
+    let out_of_credit = json(429, r#"{"error":{"code":"insufficient_quota"}}"#);
+    let (_, _, received) = send(courteous::Client::builder(), out_of_credit).await;
+    assert_eq!(received, 2);
+}
+
+#[tokio::test]
+async fn x_should_retry_false_is_final() {
+    let refused = ResponseTemplate::new(500).insert_header("x-should-retry", "false");
+    let (status, _, received) = send(preset::Anthropic.client(), refused).await;
+    assert_eq!((status, received), (StatusCode::INTERNAL_SERVER_ERROR, 1));
+    // A 500 without it is retried, as the SDK does.
+    let (status, _, received) = send(preset::Anthropic.client(), ResponseTemplate::new(500)).await;
+    assert_eq!((status, received), (StatusCode::OK, 2));
+}
+
+#[tokio::test]
+async fn anthropic_529_overloaded_is_throttled() {
+    let overloaded = json(
+        529,
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+    )
+    .insert_header("retry-after", "0");
+    let (status, report, received) = send(preset::Anthropic.client(), overloaded).await;
+    assert_eq!(
+        (status, received, report.throttled()),
+        (StatusCode::OK, 2, 1)
+    );
+}
+
+#[tokio::test]
+async fn google_per_day_quota_is_final_and_per_minute_is_waited() {
+    let per_day = json(
+        429,
+        r#"{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[
+        {"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]},
+        {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"0.020s"}]}}"#,
+    );
+    let (status, report, received) = send(preset::Google.client(), per_day).await;
+    assert_eq!((status, received), (StatusCode::TOO_MANY_REQUESTS, 1));
+    assert!(report.last_signal().refusal().unwrap().is_final());
+
+    let per_minute = json(
+        429,
+        r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[
+        {"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},
+        {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"0.020s"}]}}"#,
+    );
+    let (status, report, received) = send(preset::Google.client(), per_minute).await;
+    assert_eq!(
+        (status, received, report.throttled()),
+        (StatusCode::OK, 2, 1)
+    );
+
+    let legacy_rate = json(
+        403,
+        r#"{"error":{"errors":[{"domain":"usageLimits","reason":"userRateLimitExceeded","message":"User Rate Limit Exceeded"}],"code":403}}"#,
+    );
+    let (status, _, received) = send(preset::Google.client(), legacy_rate).await;
+    assert_eq!((status, received), (StatusCode::OK, 2));
+    let daily = json(
+        403,
+        r#"{"error":{"errors":[{"domain":"usageLimits","reason":"dailyLimitExceeded"}],"code":403}}"#,
+    );
+    let (status, _, received) = send(preset::Google.client(), daily).await;
+    assert_eq!((status, received), (StatusCode::FORBIDDEN, 1));
+}
+
+#[tokio::test]
+async fn aws_throttling_codes_are_retried_and_other_codes_are_final() {
+    let validation = ResponseTemplate::new(400).set_body_raw(
+        r#"{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error detected"}"#,
+        "application/x-amz-json-1.1",
+    );
+    let (status, report, received) = send(preset::Aws.client(), validation).await;
+    assert_eq!((status, received), (StatusCode::BAD_REQUEST, 1));
+    assert!(report.last_signal().refusal().unwrap().is_final());
+
+    let throttled = ResponseTemplate::new(400).set_body_raw(
+        r#"{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate exceeded"}"#,
+        "application/x-amz-json-1.0",
+    );
+    let (status, _, received) = send(preset::Aws.client(), throttled).await;
+    assert_eq!((status, received), (StatusCode::OK, 2));
+
+    let slow_down = ResponseTemplate::new(503).set_body_raw(
+        "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>",
+        "application/xml",
+    );
+    let (status, _, received) = send(preset::Aws.client(), slow_down).await;
+    assert_eq!((status, received), (StatusCode::OK, 2));
+
+    // An access-denied 403 (a REST-JSON service's header) is final.
+    let denied = ResponseTemplate::new(403).insert_header(
+        "x-amzn-errortype",
+        "AccessDeniedException:http://internal.amazon.com/",
+    );
+    let (status, _, received) = send(preset::Aws.client(), denied).await;
+    assert_eq!((status, received), (StatusCode::FORBIDDEN, 1));
+}
+
+#[tokio::test]
+async fn x_420_is_throttled() {
+    let calm = ResponseTemplate::new(420).insert_header("retry-after", "0");
+    let (status, _, received) = send(preset::X.client(), calm).await;
+    assert_eq!((status, received), (StatusCode::OK, 2));
+}
+
+#[tokio::test]
+async fn shopify_fractional_retry_after_is_the_wait() {
+    let shopify = ResponseTemplate::new(429).insert_header("retry-after", "0.05");
+    let server = serve(shopify).await;
+    let waits = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&waits);
+    let client = preset::Shopify
+        .client()
+        .on_retry(move |event| seen.lock().unwrap().push(event.wait()))
+        .build();
+    let response = client.get(server.uri()).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(server.received_requests().await.unwrap().len(), 2);
+    // The engine's wait before the retry comes from the fractional header
+    // (plus the engine's margin), not from the 1 s assumed without a hint.
+    let waits = waits.lock().unwrap().clone();
+    assert_eq!(waits.len(), 1);
+    assert!(
+        waits[0] >= Duration::from_millis(50) && waits[0] < Duration::from_millis(500),
+        "{waits:?}"
+    );
+}
+
+#[tokio::test]
+async fn github_graphql_rate_limited_is_throttled() {
+    let graphql = json(
+        403,
+        r#"{"errors":[{"type":"RATE_LIMITED","message":"API rate limit exceeded for user ID 1."}]}"#,
+    );
+    let (status, _, received) = send(preset::GitHub.client(), graphql).await;
+    assert_eq!((status, received), (StatusCode::OK, 2));
+}
