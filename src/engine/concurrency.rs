@@ -18,23 +18,33 @@
 //! Those sends were in service throughout `r`'s refusal; their number `k`
 //! bounds our share of the limit: `K̂ = k`. A rate limit refuses as fast as
 //! it admits, so its refusals find no such companions, except by a chance
-//! of jitter the margin excludes; a refusal of a lone send (nothing else
-//! of ours in flight) is one no concurrency limit explains at all.
+//! of jitter the margin excludes.
+//!
+//! A server that takes as long to refuse as to serve shows no such timing.
+//! Then counting tells: a send refused with `m` others of ours in flight as
+//! it went, when every send served recently went with fewer than `m`, is
+//! explained by a limit of `m`. A rate limit's first refused burst looks
+//! the same, so the limit is followed **on trial**: the next send refused
+//! with fewer than `m` in flight refutes it. The trial costs a rate limit
+//! the refusals of the sends that go before that one is answered, once.
+//!
+//! A send refused although it went alone, or with fewer in flight than the
+//! limit followed, is one no concurrency limit explains: refuted.
 //!
 //! **Choice, nothing latched.** `evidence` counts explained refusals up and
-//! lone refusals down twice as hard, within `±EVIDENCE_CAP`. The model is
-//! followed while `evidence > 0`: the scope keeps at most `K̂` sends in
-//! flight, and a refusal with companions in flight lowers `K̂` to their
-//! number and is retried after its own hint, without pausing the others
-//! (their slots free as their answers come). A refusal of a lone send
-//! refutes it at once: the scope falls back to the rate it reads, until
-//! explained refusals outweigh the lone ones again.
+//! refuting ones down twice as hard, within `±EVIDENCE_CAP`; no trial starts
+//! below zero. The model is followed while `evidence > 0`: the scope keeps
+//! at most `K̂` sends in flight, raised when a send is served beside more
+//! (those in flight as it went, less those refused), and a refusal of a send
+//! that went before the limit was followed is retried after its own hint,
+//! without pausing the others (their slots free as their answers come).
 //!
 //! | observation | reading |
 //! |---|---|
 //! | refused; slower companions answered after it | a limit of `k` (the companions) |
-//! | refused with `k ≥ 1` of ours in flight, model followed | `K̂ ← min(K̂, k)` |
-//! | refused alone | not a concurrency limit |
+//! | refused with `m` of ours in flight, more than any served went with | a limit of `m`, on trial |
+//! | served with `m` in flight, `f` of them refused, model followed | `K̂ ← max(K̂, m − f + 1)` |
+//! | refused alone, or with fewer than `K̂` in flight | not a concurrency limit |
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -44,6 +54,8 @@ use super::round_trip::RoundTrip;
 /// How far the evidence count goes either way: two lone refusals outweigh
 /// any run of explained ones.
 const EVIDENCE_CAP: i32 = 4;
+/// Served sends remembered for the counting evidence: the latest 32.
+const RECENT: usize = 32;
 /// Refusals awaiting their companions' answers, at most (older ones are
 /// dropped unjudged: a burst of refusals at concurrency 16 fits).
 const PENDING_CAP: usize = 32;
@@ -64,8 +76,14 @@ struct Pending {
 /// The concurrency-limit model of one scope.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ConcurrencyLimit {
-    /// Our sends in flight: sequence number → when sent.
-    outstanding: BTreeMap<u64, Instant>,
+    /// Our sends in flight: sequence number → when sent, and how many
+    /// others of ours were in flight then.
+    outstanding: BTreeMap<u64, (Instant, u32)>,
+    /// How many others of ours were in flight as each of the last
+    /// [`RECENT`] sends served went.
+    recent_served: VecDeque<u32>,
+    /// The last [`RECENT`] refusals: sequence number, when answered.
+    recent_refused: VecDeque<(u64, Instant)>,
     pending: VecDeque<Pending>,
     /// Round trips of every answer, refusals included (the wait bound).
     round_trip: RoundTrip,
@@ -109,7 +127,8 @@ impl ConcurrencyLimit {
     }
 
     pub(crate) fn sent(&mut self, seq: u64, now: Instant) {
-        self.outstanding.insert(seq, now);
+        let others = self.outstanding.len() as u32;
+        self.outstanding.insert(seq, (now, others));
     }
 
     /// Send `seq` will never be answered.
@@ -134,33 +153,47 @@ impl ConcurrencyLimit {
 
     /// Send `seq` was refused at `now`.
     pub(crate) fn refused(&mut self, seq: u64, now: Instant) -> Refusal {
-        let Some(round_trip) = self.answer(seq, now) else {
+        let Some((round_trip, others)) = self.answer(seq, now) else {
             return Refusal::Other;
         };
         // A refused send is nobody's companion served.
         self.companion_answered(seq, None);
         self.refusal_round_trip.observe(round_trip);
         self.round_trip.observe(round_trip);
-        let companions = self.outstanding.len() as u32;
-        let Some(&last) = self.outstanding.keys().next_back() else {
-            // Alone and refused: no concurrency limit explains it.
+        if self.recent_refused.len() == RECENT {
+            self.recent_refused.pop_front();
+        }
+        self.recent_refused.push_back((seq, now));
+        let followed_limit = self.limit();
+        if others == 0 || followed_limit.is_some_and(|limit| others < limit) {
+            // Sent alone, or with fewer in flight than the limit followed,
+            // and refused: the limit does not explain it.
             self.evidence = (self.evidence - 2).max(-EVIDENCE_CAP);
             self.limit = None;
             return Refusal::Other;
-        };
-        let followed = self.limit().is_some();
-        if let Some(limit) = self.limit.as_mut().filter(|_| followed) {
-            *limit = (*limit).min(companions);
         }
-        if self.pending.len() == PENDING_CAP {
-            self.pending.pop_front();
+        let mut followed = followed_limit.is_some();
+        if followed {
+            // Sent before the limit was followed, with more in flight.
+        } else if self.evidence >= 0 && self.recent_served.iter().all(|&served| served < others) {
+            // Every send served went with fewer of ours in flight than
+            // this one: a limit of `others` explains them all. Followed on
+            // trial; a send refused with fewer in flight refutes it.
+            self.limit = Some(self.limit.map_or(others, |limit| limit.min(others)));
+            self.evidence = self.evidence.max(1);
+            followed = true;
         }
-        self.pending.push_back(Pending {
-            round_trip,
-            last,
-            unanswered: companions,
-            served: 0,
-        });
+        if let Some(&last) = self.outstanding.keys().next_back() {
+            if self.pending.len() == PENDING_CAP {
+                self.pending.pop_front();
+            }
+            self.pending.push_back(Pending {
+                round_trip,
+                last,
+                unanswered: self.outstanding.len() as u32,
+                served: 0,
+            });
+        }
         if followed {
             Refusal::Explained
         } else {
@@ -172,19 +205,34 @@ impl ConcurrencyLimit {
     /// model became followed with this answer.
     pub(crate) fn served(&mut self, seq: u64, now: Instant) -> bool {
         let before = self.limit().is_some();
-        if let Some(round_trip) = self.answer(seq, now) {
+        if let Some((round_trip, others)) = self.answer(seq, now) {
             self.companion_answered(seq, Some(round_trip));
             self.round_trip.observe(round_trip);
+            if self.recent_served.len() == RECENT {
+                self.recent_served.pop_front();
+            }
+            self.recent_served.push_back(others);
+            // Served beside the others in flight as it went, less those of
+            // them refused: the server served at least that many at once.
+            let sent = now.checked_sub(round_trip).unwrap_or(now);
+            let refused = self
+                .recent_refused
+                .iter()
+                .filter(|&&(refused, answered)| refused < seq && answered >= sent)
+                .count() as u32;
+            let together = others.saturating_sub(refused) + 1;
+            if before {
+                self.limit = self.limit.map(|limit| limit.max(together));
+            }
         }
         !before && self.limit().is_some()
     }
 
-    /// Takes `seq` out of the sends in flight; its round trip (`None` for
-    /// a send never recorded).
-    fn answer(&mut self, seq: u64, now: Instant) -> Option<Duration> {
-        let sent = self.outstanding.remove(&seq)?;
-        let round_trip = now.saturating_duration_since(sent);
-        Some(round_trip)
+    /// Takes `seq` out of the sends in flight: its round trip and how many
+    /// others were in flight as it went (`None` for a send never recorded).
+    fn answer(&mut self, seq: u64, now: Instant) -> Option<(Duration, u32)> {
+        let (sent, others) = self.outstanding.remove(&seq)?;
+        Some((now.saturating_duration_since(sent), others))
     }
 
     /// Judges the refusals whose companions have all answered.
@@ -212,24 +260,38 @@ mod tests {
         Duration::from_millis(n)
     }
 
-    /// Four sends at once to a server serving two for 200 ms and refusing
-    /// the others within a 2 ms round trip.
-    fn two_served_of_four(model: &mut ConcurrencyLimit, t0: Instant) -> Instant {
-        for seq in 0..4 {
-            model.sent(seq, t0);
+    /// Four sends at once, all served within 2 ms: sends with three others
+    /// in flight were served, so no burst of four is the limit.
+    fn four_served_at_once(model: &mut ConcurrencyLimit, t: Instant) -> Instant {
+        for seq in 100..104 {
+            model.sent(seq, t);
         }
-        assert_eq!(model.refused(1, t0 + ms(2)), Refusal::Other);
-        assert_eq!(model.refused(3, t0 + ms(2)), Refusal::Other);
-        assert!(!model.served(0, t0 + ms(201)));
-        assert!(model.served(2, t0 + ms(202)), "followed once both answered");
-        t0 + ms(202)
+        for seq in 100..104 {
+            assert!(!model.served(seq, t + ms(2)));
+        }
+        t + ms(2)
+    }
+
+    /// Four sends at once to a server serving two (0 and 2) for 200 ms and
+    /// refusing the others within a 2 ms round trip.
+    fn two_served_of_four(model: &mut ConcurrencyLimit, t: Instant) -> (Refusal, Refusal, bool) {
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        let first = model.refused(1, t + ms(2));
+        let second = model.refused(3, t + ms(2));
+        model.served(0, t + ms(201));
+        let followed = model.served(2, t + ms(202));
+        (first, second, followed)
     }
 
     #[test]
     fn refusals_outlasted_by_slow_successes_show_the_limit() {
         let mut model = ConcurrencyLimit::default();
-        let t0 = Instant::now();
-        two_served_of_four(&mut model, t0);
+        let t = four_served_at_once(&mut model, Instant::now());
+        let (first, second, followed) = two_served_of_four(&mut model, t);
+        assert_eq!((first, second), (Refusal::Other, Refusal::Other));
+        assert!(followed, "followed once both companions answered");
         assert_eq!(model.limit(), Some(2));
         assert!(model.admits(1));
         assert!(!model.admits(2));
@@ -238,69 +300,94 @@ mod tests {
     #[test]
     fn refusals_answered_as_fast_as_successes_show_no_limit() {
         let mut model = ConcurrencyLimit::default();
-        let t0 = Instant::now();
+        let t = four_served_at_once(&mut model, Instant::now());
         for seq in 0..4 {
-            model.sent(seq, t0);
+            model.sent(seq, t);
         }
-        model.served(0, t0 + ms(2));
-        model.refused(1, t0 + ms(2));
-        model.served(2, t0 + ms(3));
-        model.refused(3, t0 + ms(3));
+        model.served(0, t + ms(2));
+        model.refused(1, t + ms(2));
+        model.served(2, t + ms(3));
+        model.refused(3, t + ms(3));
         assert_eq!(model.limit(), None);
         assert!(model.admits(100));
     }
 
     #[test]
-    fn a_lone_refusal_refutes_the_limit_until_explained_refusals_outweigh_it() {
+    fn a_burst_refused_beyond_what_was_ever_served_is_followed_on_trial() {
         let mut model = ConcurrencyLimit::default();
-        let t0 = Instant::now();
-        let t = two_served_of_four(&mut model, t0);
-        model.sent(10, t);
-        assert_eq!(model.refused(10, t + ms(2)), Refusal::Other);
-        assert_eq!(model.limit(), None, "two explained, one lone");
-        // A second lone refusal weighs against the next explained one.
-        model.sent(11, t + ms(2));
-        model.refused(11, t + ms(4));
-        let t = t + ms(4);
-        model.sent(20, t);
-        model.sent(21, t);
-        model.refused(21, t + ms(2));
-        assert!(!model.served(20, t + ms(201)));
-        assert_eq!(model.limit(), None, "evidence 2 − 2 − 2 + 1");
-        // Explained refusals outweigh the lone ones again: followed at the
-        // second.
-        let t = t + ms(201);
-        model.sent(40, t);
-        model.sent(41, t);
-        model.refused(41, t + ms(2));
-        assert!(!model.served(40, t + ms(201)));
-        let t = t + ms(201);
-        for seq in 30..32 {
+        let t = Instant::now();
+        for seq in 0..4 {
             model.sent(seq, t);
         }
-        model.refused(31, t + ms(2));
-        assert!(model.served(30, t + ms(201)));
-        assert_eq!(model.limit(), Some(1));
+        // Refused with two others in flight, nothing served yet: a limit
+        // of two explains it, on trial.
+        assert_eq!(model.refused(2, t + ms(200)), Refusal::Explained);
+        assert_eq!(model.refused(3, t + ms(200)), Refusal::Explained);
+        model.served(0, t + ms(200));
+        model.served(1, t + ms(200));
+        assert_eq!(model.limit(), Some(2));
+        assert!(model.admits(1));
+        assert!(!model.admits(2));
+        // Served with one other in flight: the limit stands.
+        model.sent(10, t + ms(200));
+        model.sent(11, t + ms(200));
+        model.served(10, t + ms(400));
+        model.served(11, t + ms(400));
+        assert_eq!(model.limit(), Some(2));
     }
 
     #[test]
-    fn a_followed_limit_explains_refusals_and_shrinks_to_the_companions() {
+    fn a_send_refused_alone_on_trial_refutes_the_limit() {
         let mut model = ConcurrencyLimit::default();
-        let t0 = Instant::now();
-        let t = two_served_of_four(&mut model, t0);
-        model.sent(10, t);
-        model.sent(11, t);
-        assert_eq!(model.refused(11, t + ms(2)), Refusal::Explained);
-        assert_eq!(model.limit(), Some(1));
+        let t = Instant::now();
+        model.sent(0, t);
+        model.sent(1, t);
+        assert_eq!(model.refused(1, t + ms(2)), Refusal::Explained);
+        model.served(0, t + ms(2));
+        model.sent(10, t + ms(2));
+        assert_eq!(model.refused(10, t + ms(4)), Refusal::Other);
+        assert_eq!(model.limit(), None);
+        assert!(model.admits(100));
     }
 
     #[test]
-    fn an_abandoned_companion_leaves_the_judgement_to_the_others() {
+    fn a_send_refused_with_fewer_in_flight_than_the_limit_refutes_it() {
         let mut model = ConcurrencyLimit::default();
-        let t0 = Instant::now();
-        model.sent(0, t0);
-        model.sent(1, t0);
-        model.refused(1, t0 + ms(2));
+        let t = four_served_at_once(&mut model, Instant::now());
+        let (_, _, followed) = two_served_of_four(&mut model, t);
+        assert!(followed);
+        let t = t + ms(202);
+        model.sent(20, t);
+        assert_eq!(model.refused(20, t + ms(2)), Refusal::Other, "sent alone");
+        assert_eq!(model.limit(), None);
+        // Evidence 1 − 2: no trial starts below zero; the next burst's two
+        // refusals explained by timing bring it back to 1: followed again.
+        let t = t + ms(2);
+        let (first, second, followed) = two_served_of_four(&mut model, t);
+        assert_eq!((first, second), (Refusal::Other, Refusal::Other));
+        assert!(followed);
+        assert_eq!(model.limit(), Some(2));
+    }
+
+    #[test]
+    fn a_followed_limit_explains_refusals_of_sends_that_went_before_it() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        assert_eq!(model.refused(2, t + ms(2)), Refusal::Explained);
+        assert_eq!(model.refused(3, t + ms(2)), Refusal::Explained);
+        assert_eq!(model.limit(), Some(2));
+    }
+
+    #[test]
+    fn an_abandoned_send_leaves_the_judgement_to_the_others() {
+        let mut model = ConcurrencyLimit::default();
+        let t = four_served_at_once(&mut model, Instant::now());
+        model.sent(0, t);
+        model.sent(1, t);
+        assert_eq!(model.refused(1, t + ms(2)), Refusal::Other);
         model.abandoned(0);
         assert_eq!(model.limit(), None, "no companion was seen served");
         assert!(model.pending.is_empty());

@@ -32,6 +32,10 @@ pub struct Case {
     pub change: Option<(f64, u32)>,
     /// Another client spends this share of the quota's rate.
     pub other: Option<f64>,
+    /// A concurrency limit's refusals take its service time too (a server
+    /// that refuses after the work, or adds its latency to every answer),
+    /// instead of coming back at once.
+    pub slow_refusals: bool,
 }
 
 fn log_uniform(rng: &mut SmallRng, lo: f64, hi: f64) -> f64 {
@@ -86,6 +90,8 @@ impl Case {
         let other = (quota_kind && rng.random_bool(0.15)).then(|| rng.random_range(0.1..0.5));
         let change = (quota_kind && limit >= 2 && rng.random_bool(0.15))
             .then(|| (window * rng.random_range(0.5..1.5), limit / 2));
+        // Drawn last, so the axes above draw as before.
+        let slow_refusals = !quota_kind && rng.random_bool(0.5);
         Self {
             seed,
             kind,
@@ -101,6 +107,7 @@ impl Case {
             successes,
             change,
             other,
+            slow_refusals,
         }
     }
 
@@ -127,6 +134,7 @@ pub fn reported() -> Vec<(&'static str, Case)> {
         successes,
         change: None,
         other: None,
+        slow_refusals: false,
     };
     vec![
         (
@@ -140,6 +148,21 @@ pub fn reported() -> Vec<(&'static str, Case)> {
                 4,
                 30,
             ),
+        ),
+        (
+            "the same, refusals served 200 ms too (the demo lab's route); c=4",
+            Case {
+                slow_refusals: true,
+                ..base(
+                    1_000_006,
+                    Kind::Concurrency,
+                    Style::RetryAfterSeconds,
+                    2,
+                    0.2,
+                    4,
+                    30,
+                )
+            },
         ),
         (
             "fixed window 20/1 s from the first request, X-RateLimit-*, 100 ms round trip; c=4",

@@ -23,6 +23,8 @@ pub struct Server {
     other: Option<(f64, f64)>,
     /// The limit drops to `.1` at `.0`.
     change: Option<(f64, u32)>,
+    /// Refusals take the service time too.
+    slow_refusals: bool,
     /// Server time the state was last brought to.
     now: f64,
 }
@@ -39,6 +41,7 @@ impl Server {
             tick: case.server_tick,
             other,
             change: case.change,
+            slow_refusals: case.slow_refusals,
             now: 0.0,
         }
     }
@@ -79,7 +82,8 @@ impl Server {
         self.advance(at);
         let admitted = self.limiter.arrive(at);
         let view = self.limiter.view(at);
-        let service = if admitted && self.limiter.kind() == Kind::Concurrency {
+        let served = admitted || self.slow_refusals;
+        let service = if served && self.limiter.kind() == Kind::Concurrency {
             self.limiter.window()
         } else {
             0.0
