@@ -1,4 +1,4 @@
-//! Command line: `demo-server serve …` and `demo-server bench …`.
+//! Command line: `demo-server serve`, `bench`, `compare` and `client`.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -27,6 +27,9 @@ pub enum Command {
     /// Run the original experiment's experiments side by side: race, window edge, wasted
     /// requests per client, a herd, cost per check; table plus SVG timeline.
     Compare(crate::compare::CompareArgs),
+    /// Run one of the example clients (`examples/`) against a URL and print
+    /// what it cost the server as one JSON line (what `compare` runs).
+    Client(crate::example_clients::ClientArgs),
 }
 
 /// `demo-server serve`. Default policy: the original experiment's token bucket (docs/background.md), 20 tokens refilled 20/s.

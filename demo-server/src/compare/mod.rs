@@ -1,5 +1,6 @@
 //! `demo-server compare`: the original experiment's experiments (docs/background.md)
-//! in one command, with the example clients as separate processes, and an
+//! in one command, with the example clients as separate processes of this
+//! same executable (`demo-server client …`, nothing more to build), and an
 //! SVG timeline of what each client cost the server.
 //!
 //! 1. race: 50 concurrent requests at a bucket of 20, racy vs Lua bucket;
@@ -43,7 +44,7 @@ pub use error::CompareError;
 pub use report::{CompareReport, Target};
 
 use crate::local_store::LocalStore;
-use clients::Examples;
+use clients::ClientProgram;
 use experiments::Lab;
 use timeline::Lane;
 
@@ -60,9 +61,6 @@ pub struct CompareArgs {
     /// Where to write the SVG timeline [default: <target dir>/compare-timeline.svg].
     #[arg(long)]
     pub svg: Option<PathBuf>,
-    /// Do not build the example clients (use the release binaries already built).
-    #[arg(long)]
-    pub skip_build: bool,
     /// Header dialect of the replicas (default: every dialect at once, the
     /// demo server's default; the original experiment's server spoke `ietf-legacy`).
     #[arg(long, value_enum, default_value_t = HeaderStyle::All)]
@@ -111,27 +109,21 @@ impl CompareArgs {
     }
 }
 
-/// Build the clients, run the experiments, write the timeline, print the
-/// result (table, or JSON with `--json`).
+/// Run the experiments with this executable as the clients' program, write
+/// the timeline, return the result.
 pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
-    let examples = Examples::locate();
-    let needs_clients = args.runs(Experiment::Waste)
-        || args.runs(Experiment::Limiters)
-        || args.runs(Experiment::Herd);
-    if needs_clients && !args.skip_build {
-        let sources = examples.sources();
-        let (cargo, build_args) = examples.build_command(&sources);
-        eprintln!(
-            "compare: building the example clients once: {} {}",
-            cargo.display(),
-            build_args.join(" ")
-        );
-        examples.build(&sources).await?;
-    }
+    run_with(args, ClientProgram::this_executable()?).await
+}
+
+/// [`main`], the clients run by `clients` (`PROGRAM client NAME …`).
+pub async fn run_with(
+    args: CompareArgs,
+    clients: ClientProgram,
+) -> Result<CompareReport, CompareError> {
     let local = LocalStore::auto(args.redis.as_deref()).await?;
     eprintln!("compare: store: {}", local.describe());
     let store = local.connect().await?.describe();
-    let lab = Lab::new(local, examples, args.headers);
+    let lab = Lab::new(local, clients, args.headers);
     let started = Instant::now();
     let mut report = CompareReport {
         store,
@@ -181,7 +173,7 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
         let path = args
             .svg
             .clone()
-            .unwrap_or_else(|| lab.examples.target_dir().join("compare-timeline.svg"));
+            .unwrap_or_else(|| lab.clients.target_dir().join("compare-timeline.svg"));
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }

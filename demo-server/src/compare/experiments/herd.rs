@@ -15,7 +15,7 @@ use serde::Serialize;
 use tokio::task::JoinSet;
 
 use super::super::CompareError;
-use super::super::clients::{self, ClientKind, ClientRun, FleetCalls};
+use super::super::clients::{self, ClientKind, ClientProgram, ClientRun, FleetCalls};
 use super::super::proxy::RoundRobinProxy;
 use super::Lab;
 use super::fleet_cost::{self, FleetCost};
@@ -94,13 +94,9 @@ pub struct HerdResults {
     pub fleet_skipped: Option<String>,
 }
 
-/// Run the herds; empty when the polite example is not built.
+/// Run the herds.
 pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
     let mut out = HerdResults::default();
-    let Some(binary) = lab.examples.binary(ClientKind::Courteous.example()) else {
-        lab.progress("herd: skipped: example `polite` not built");
-        return Ok(out);
-    };
     let replicas = lab.replicas(&policy()?, 1).await?;
     let proxy = RoundRobinProxy::spawn(vec![replicas[0].url()], lab.recorder.clone()).await?;
     let url = format!("{}/", proxy.url());
@@ -115,7 +111,7 @@ pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
     };
     let herd = Herd {
         lab,
-        binary: &binary,
+        program: &lab.clients,
         url: &url,
     };
     for (clients, each) in SIZES {
@@ -144,7 +140,7 @@ pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
 
 struct Herd<'a> {
     lab: &'a Lab,
-    binary: &'a std::path::Path,
+    program: &'a ClientProgram,
     url: &'a str,
 }
 
@@ -174,8 +170,8 @@ impl Herd<'_> {
         };
         let mut set = JoinSet::new();
         for _ in 0..clients {
-            let (binary, run) = (self.binary.to_path_buf(), run.clone());
-            set.spawn(async move { clients::run(&binary, ClientKind::Courteous, &run).await });
+            let (program, run) = (self.program.clone(), run.clone());
+            set.spawn(async move { clients::run(&program, ClientKind::Courteous, &run).await });
         }
         let stopper = async {
             match (fleet, stop) {

@@ -265,15 +265,9 @@ pub async fn run(lab: &Lab, selection: &Selection) -> Result<Vec<LimiterRow>, Co
                 client_id: client_id.clone(),
                 extra_args: Vec::new(),
             };
-            let (report, error) = match lab.examples.binary(kind.example()) {
-                None => (
-                    None,
-                    Some(format!("example `{}` not built", kind.example())),
-                ),
-                Some(binary) => match clients::run(&binary, kind, &run).await {
-                    Ok(report) => (Some(report), None),
-                    Err(e) => (None, Some(e.to_string())),
-                },
+            let (report, error) = match clients::run(&lab.clients, kind, &run).await {
+                Ok(report) => (Some(report), None),
+                Err(e) => (None, Some(e.to_string())),
             };
             let events = lab.recorder.events_of(&client_id);
             let floor_ms = events

@@ -14,7 +14,7 @@ use std::time::Instant;
 use crate::{HeaderStyle, KeySpace, Policy, RunningServer, ServerConfig, spawn};
 
 use super::CompareError;
-use super::clients::Examples;
+use super::clients::ClientProgram;
 use super::recorder::Recorder;
 use crate::local_store::LocalStore;
 
@@ -23,8 +23,8 @@ use crate::local_store::LocalStore;
 pub struct Lab {
     /// The store.
     pub store: LocalStore,
-    /// Example binaries.
-    pub examples: Examples,
+    /// What runs the example clients.
+    pub clients: ClientProgram,
     /// Events of every request that went through a proxy.
     pub recorder: Recorder,
     headers: HeaderStyle,
@@ -35,11 +35,11 @@ pub struct Lab {
 
 impl Lab {
     /// A lab over `store` with a key namespace no earlier run used.
-    pub fn new(store: LocalStore, examples: Examples, headers: HeaderStyle) -> Self {
+    pub fn new(store: LocalStore, clients: ClientProgram, headers: HeaderStyle) -> Self {
         let nonce = format!("{:08x}", rand::random::<u32>());
         Self {
             store,
-            examples,
+            clients,
             recorder: Recorder::new(),
             headers,
             keys: KeySpace::new(&format!("compare-{nonce}"), 1).expect("a valid namespace"),
