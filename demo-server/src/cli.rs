@@ -84,6 +84,10 @@ pub struct ServeArgs {
     /// Policy name in the IETF headers.
     #[arg(long, default_value = Policy::DEFAULT_NAME)]
     pub policy_name: String,
+    /// Also serve every operating point of the lab at `/api/<name>`, each
+    /// its own limiter, header style and latency (`demo_server::lab`).
+    #[arg(long)]
+    pub lab: bool,
 }
 
 impl ServeArgs {
@@ -115,13 +119,16 @@ impl ServeArgs {
 
     /// The replica configuration these options describe.
     pub fn server_config(&self) -> Result<ServerConfig, ConfigError> {
-        Ok(ServerConfig::new(self.policy()?)
+        let points: &[crate::lab::OperatingPoint] =
+            if self.lab { &crate::lab::POINTS } else { &[] };
+        let config = ServerConfig::new(self.policy()?)
             .headers(self.headers)
             .fail(self.fail)
             .deadline(Duration::from_millis(self.deadline_ms.max(1)))
             .max_in_flight(self.max_in_flight)
             .identity(IdentityConfig::default().trust_forwarded_for(self.trust_forwarded_for))
-            .keys(KeySpace::new(&self.namespace, self.policy_version)?))
+            .keys(KeySpace::new(&self.namespace, self.policy_version)?);
+        crate::lab::mount(config, points)
     }
 }
 
@@ -191,6 +198,20 @@ mod tests {
         let policy = args.policy().unwrap();
         assert_eq!((policy.limit(), policy.window_ms()), (10, 2000));
         assert_eq!(policy.racy_gap(), Duration::from_millis(20));
+    }
+
+    #[test]
+    fn the_lab_mounts_every_operating_point() {
+        let config = serve(&["--lab"]).unwrap().server_config().unwrap();
+        assert_eq!(config.routes().len(), crate::lab::POINTS.len());
+        assert!(
+            serve(&[])
+                .unwrap()
+                .server_config()
+                .unwrap()
+                .routes()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub mod example_clients;
 pub mod headers;
 pub mod health;
 pub mod identity;
+pub mod lab;
 pub mod limiter;
 pub mod local_store;
 pub mod problem;

@@ -56,6 +56,15 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         args.headers.name(),
         args.fail.name(),
     );
+    for (name, route) in config.routes() {
+        let p = route.policy();
+        println!(
+            "demo-server: /api/{name}: {} limit {} per {:?}",
+            p.algorithm(),
+            p.limit(),
+            p.window()
+        );
+    }
     tracing::info!(store = %store.describe(), "serving");
     let state = AppState::new(config, store);
     demo_server::serve(listener, state, async {

@@ -3,19 +3,22 @@
 //! same executable (`demo-server client …`, nothing more to build), and an
 //! SVG timeline of what each client cost the server.
 //!
+//! 0. operating points (the headline): the polite client beside the
+//!    "Retry-After seconds" reference on every point of the lab
+//!    ([`crate::lab::POINTS`]), each against its floor ([`floor`]);
 //! 1. race: 50 concurrent requests at a bucket of 20, racy vs Lua bucket;
 //! 2. window edge: fixed window vs sliding log vs sliding window counter;
 //! 3. wasted requests: naive, fixed 50 ms, Retry-After seconds (the seed's
 //!    reference), Retry-After ms, courteous
 //!    defaults — at concurrency 1 and 4 and across 3 replicas;
 //!
-//!    3b. the same job on every kind of limiter (fixed windows aligned to
-//!    the clock or opened by the first request; `--matrix`: token bucket,
-//!    sliding log, sliding window counter, every header style), against
-//!    each algorithm's floor;
-//! 4. herds of 10, 30 and 100 polite processes on one client id, each
-//!    learning alone and sharing a fleet store, and a fleet whose Redis is
-//!    stopped mid-run;
+//!    3b. (`--only limiters`, not in the default run) the same job on every
+//!    kind of limiter (fixed windows aligned to the clock or opened by the
+//!    first request; `--matrix`: token bucket, sliding log, sliding window
+//!    counter, every header style), against each algorithm's floor;
+//! 4. herds of 10 polite processes on one client id, each learning alone
+//!    and sharing a fleet store (`--only herd`: also 30 and 100, and a
+//!    fleet whose Redis is stopped mid-run);
 //! 5. the cost of one check per algorithm.
 //!
 //! Quotas live in Redis when `REDIS_URL` is set or `redis-server` is on `PATH`
@@ -25,6 +28,7 @@
 pub mod clients;
 mod error;
 pub mod experiments;
+pub mod floor;
 mod herd_targets;
 pub mod proxy;
 pub mod recorder;
@@ -89,13 +93,15 @@ pub struct CompareArgs {
 /// The experiments, for `--only`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Experiment {
+    /// 0. Operating points.
+    Grid,
     /// 1. Racy vs atomic bucket.
     Race,
     /// 2. Window edge.
     Edge,
     /// 3. Wasted requests.
     Waste,
-    /// 3b. Every kind of limiter.
+    /// 3b. Every kind of limiter (not in the default run).
     Limiters,
     /// 4. Herd of polite processes.
     Herd,
@@ -104,8 +110,16 @@ pub enum Experiment {
 }
 
 impl CompareArgs {
+    /// Whether `experiment` runs: those named by `--only`, else all but 3b
+    /// (also run by `--matrix` and its filters).
     fn runs(&self, experiment: Experiment) -> bool {
-        self.only.is_empty() || self.only.contains(&experiment)
+        if !self.only.is_empty() {
+            return self.only.contains(&experiment);
+        }
+        experiment != Experiment::Limiters
+            || self.matrix
+            || !self.algorithms.is_empty()
+            || !self.styles.is_empty()
     }
 }
 
@@ -130,6 +144,14 @@ pub async fn run_with(
         headers: args.headers,
         ..CompareReport::default()
     };
+    if args.runs(Experiment::Grid) {
+        lab.progress(format!(
+            "0/5 operating points: {} points × {} clients, about 2-3 s each (one 10 s window)",
+            crate::lab::POINTS.len(),
+            experiments::grid::CLIENTS.len()
+        ));
+        report.grid = experiments::grid::run(&lab, &crate::lab::POINTS).await?;
+    }
     if args.runs(Experiment::Race) {
         lab.progress("1/5 race: 50 concurrent requests at a bucket of 20, three runs each");
         report.race = experiments::race::run(&lab).await?;
@@ -157,8 +179,13 @@ pub async fn run_with(
         report.limiters = experiments::limiters::run(&lab, &selection).await?;
     }
     if args.runs(Experiment::Herd) {
-        lab.progress("4/5 herds: 10, 30, 100 polite processes on one client id, local and fleet");
-        let herds = experiments::herd::run(&lab).await?;
+        let all = args.only.contains(&Experiment::Herd);
+        lab.progress(if all {
+            "4/5 herds: 10, 30, 100 polite processes on one client id, local and fleet"
+        } else {
+            "4/5 herds: 10 polite processes on one client id, local and fleet"
+        });
+        let herds = experiments::herd::run(&lab, all).await?;
         report.herd = herds.rows;
         report.fleet_cost = herds.fleet_cost;
         report.fleet_skipped = herds.fleet_skipped;
@@ -169,7 +196,11 @@ pub async fn run_with(
     }
     report.seconds = started.elapsed().as_secs_f64();
     report.evaluate();
-    if !report.waste.is_empty() || !report.limiters.is_empty() || !report.herd.is_empty() {
+    if !report.grid.is_empty()
+        || !report.waste.is_empty()
+        || !report.limiters.is_empty()
+        || !report.herd.is_empty()
+    {
         let path = args
             .svg
             .clone()
@@ -185,9 +216,28 @@ pub async fn run_with(
     Ok(report)
 }
 
-/// The timeline of experiment 3 (and the herd), from what the proxy recorded.
+/// The timeline of the operating points, experiment 3 (and 3b, the herd),
+/// from what the proxy recorded.
 fn timeline_svg(lab: &Lab, report: &CompareReport) -> String {
     let mut lanes = Vec::new();
+    for row in &report.grid {
+        let note = match (&row.report, row.floor_ms) {
+            (Some(r), Some(floor)) => format!(
+                "{} {} {} ms c={} · sent {} of N+C {} · {:.2} s, floor {:.2} s ({:.2}×)",
+                row.point.name,
+                row.point.limit_label(),
+                row.point.latency_ms,
+                row.point.concurrency,
+                r.sent,
+                row.max_sent(),
+                r.elapsed_ms as f64 / 1000.0,
+                floor as f64 / 1000.0,
+                row.ratio.unwrap_or(0.0)
+            ),
+            _ => format!("{} · no result", row.point.name),
+        };
+        lanes.push(lane(lab, &row.client_id, row.client.label(), note));
+    }
     for row in &report.waste {
         let note = match &row.report {
             Some(r) => format!(
@@ -231,7 +281,7 @@ fn timeline_svg(lab: &Lab, report: &CompareReport) -> String {
     timeline::render(
         "What each client cost the server: requests per 100 ms",
         &format!(
-            "token bucket of {} refilled {}/s, headers {}, {} successes needed per client; store: {}",
+            "operating points: each its own limiter and job (see the notes); the rest: token bucket of {} refilled {}/s, headers {}, {} successes needed per client; store: {}",
             experiments::waste::CAPACITY,
             experiments::waste::RATE,
             report::header_style_name(report.headers),

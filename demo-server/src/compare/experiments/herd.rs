@@ -3,7 +3,8 @@
 //! [`SIZES`] processes each learning alone (the local engine) and sharing
 //! through a fleet store on its own throw-away Redis (`polite
 //! --fleet-redis`); then a fleet herd whose Redis is stopped (`SIGSTOP`)
-//! [`STOP_AFTER`] into the run and stays stopped until it ends.
+//! [`STOP_AFTER`] into the run and stays stopped until it ends. The default
+//! `compare` run has only the herds of 10 (`--only herd`: all of them).
 //!
 //! Per herd: what it cost (sent, wasted) and how much of the quota it used,
 //! `ok / (capacity + rate × elapsed)`, elapsed running from the herd's first
@@ -94,8 +95,9 @@ pub struct HerdResults {
     pub fleet_skipped: Option<String>,
 }
 
-/// Run the herds.
-pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
+/// Run the herds: of every size and the stopped-Redis one when `all`, else
+/// only the first size's.
+pub async fn run(lab: &Lab, all: bool) -> Result<HerdResults, CompareError> {
     let mut out = HerdResults::default();
     let replicas = lab.replicas(&policy()?, 1).await?;
     let proxy = RoundRobinProxy::spawn(vec![replicas[0].url()], lab.recorder.clone()).await?;
@@ -114,7 +116,8 @@ pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
         program: &lab.clients,
         url: &url,
     };
-    for (clients, each) in SIZES {
+    let sizes = if all { &SIZES[..] } else { &SIZES[..1] };
+    for &(clients, each) in sizes {
         out.rows.push(herd.run(clients, each, None, None).await);
         if let Some(redis) = &fleet_redis {
             out.rows
@@ -125,6 +128,9 @@ pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
         out.fleet_cost = fleet_cost::measure(lab, &redis.url()).await;
     }
     drop(fleet_redis);
+    if !all {
+        return Ok(out);
+    }
     match RedisServer::start() {
         Ok(doomed) => {
             let (clients, each) = STOPPED;

@@ -4,6 +4,7 @@
 pub mod cost;
 pub mod edge;
 pub mod fleet_cost;
+pub mod grid;
 pub mod herd;
 pub mod limiters;
 pub mod race;
@@ -69,9 +70,17 @@ impl Lab {
         replicas: usize,
         headers: HeaderStyle,
     ) -> Result<Vec<RunningServer>, CompareError> {
-        let config = ServerConfig::new(policy.clone())
-            .headers(headers)
-            .keys(self.keys.clone());
+        let config = ServerConfig::new(policy.clone()).headers(headers);
+        self.replicas_of(config, replicas).await
+    }
+
+    /// `replicas` replicas of `config`, in this run's key space.
+    pub async fn replicas_of(
+        &self,
+        config: ServerConfig,
+        replicas: usize,
+    ) -> Result<Vec<RunningServer>, CompareError> {
+        let config = config.keys(self.keys.clone());
         let mut out = Vec::with_capacity(replicas);
         for _ in 0..replicas {
             out.push(spawn(config.clone(), self.store.connect().await?).await?);
