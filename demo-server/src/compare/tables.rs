@@ -2,6 +2,7 @@
 
 use std::fmt::{self, Write};
 
+use super::clients::ClientKind;
 use super::experiments::cost::CostResult;
 use super::experiments::edge::EdgeRow;
 use super::experiments::fleet_cost::FleetCost;
@@ -16,7 +17,7 @@ fn heading(f: &mut fmt::Formatter<'_>, title: &str) -> fmt::Result {
     writeln!(f, "\n{title}")
 }
 
-/// Experiment 0: the operating points, then the rows named (above
+/// Experiment 0: the operating points, then courteous's rows named (above
 /// [`FLOOR_FACTOR`] × the floor, more than N + C sent, stopped short).
 pub fn grid(f: &mut fmt::Formatter<'_>, rows: &[GridRow]) -> fmt::Result {
     if rows.is_empty() {
@@ -74,14 +75,20 @@ pub fn grid(f: &mut fmt::Formatter<'_>, rows: &[GridRow]) -> fmt::Result {
         }
         writeln!(f, "{line}")?;
     }
-    let named: Vec<_> = rows.iter().filter_map(|r| Some((r, r.named()?))).collect();
-    writeln!(
-        f,
-        "  named (above {FLOOR_FACTOR}× the floor, more than N + C sent, or short of N): {}",
-        if named.is_empty() { "none" } else { "" }
-    )?;
+    let named: Vec<_> = rows
+        .iter()
+        .filter(|r| r.client == ClientKind::Courteous)
+        .filter_map(|r| Some((r, r.named()?)))
+        .collect();
+    let heading = format!(
+        "  courteous rows above {FLOOR_FACTOR}× the floor, with more than N + C sent, or short of N"
+    );
+    if named.is_empty() {
+        return writeln!(f, "{heading}: none");
+    }
+    writeln!(f, "{heading}:")?;
     for (r, why) in named {
-        writeln!(f, "    {} {}: {why}", r.point.name, r.client.label())?;
+        writeln!(f, "    {}: {why}", r.point.name)?;
     }
     Ok(())
 }
