@@ -41,9 +41,19 @@ async fn each_client_runs_on_each_point_against_its_floor() {
         assert_eq!((row.point.name, row.client), (point.name, client));
         let report = row.report.as_ref().unwrap_or_else(|| panic!("{row:?}"));
         assert_eq!(report.ok, point.successes, "{row:?}");
-        assert_eq!(row.seen.received, report.sent, "the proxy saw every request");
+        assert_eq!(
+            row.seen.received, report.sent,
+            "the proxy saw every request"
+        );
         let floor = row.floor_ms.expect("a floor");
-        assert_eq!(floor, if point.algorithm == Algorithm::Concurrency { 200 } else { 1000 });
+        assert_eq!(
+            floor,
+            if point.algorithm == Algorithm::Concurrency {
+                200
+            } else {
+                1000
+            }
+        );
         assert!(row.ratio.is_some_and(|r| r > 0.0), "{row:?}");
     }
     let polite = rows
