@@ -209,6 +209,18 @@ impl ClientProgram {
     }
 }
 
+/// [`run`], as a row keeps it: the report, or why there is none.
+pub async fn try_run(
+    program: &ClientProgram,
+    kind: ClientKind,
+    run_args: &ClientRun,
+) -> (Option<ClientReport>, Option<String>) {
+    match run(program, kind, run_args).await {
+        Ok(report) => (Some(report), None),
+        Err(e) => (None, Some(e.to_string())),
+    }
+}
+
 /// Run one client to completion (killed after [`CLIENT_TIMEOUT`]).
 pub async fn run(
     program: &ClientProgram,

@@ -104,56 +104,36 @@ fn sliding_window_unit_ms(limit: u64, window_ms: u64, n: u64, first_ms: u64) -> 
 mod tests {
     use super::*;
 
-    fn job(algorithm: Algorithm, limit: u64, window_ms: u64, n: u64, c: u64, d: u64) -> Job {
-        Job {
-            algorithm,
-            limit,
-            window_ms,
-            successes: n,
-            concurrency: c,
-            latency_ms: d,
+    #[test]
+    fn floors_of_rate_and_concurrency_limits() {
+        use Algorithm::*;
+        // (algorithm, L, W ms, N, c, d ms) → floor ms.
+        let cases = [
+            // The 60th token at 2 s, answered 100 ms later.
+            ((TokenBucket, 20, 1000, 60, 4, 100), 2100),
+            // 4 workers need 15 × 150 ms = 2.25 s, after the 2.15 s of the units.
+            ((TokenBucket, 20, 1000, 60, 4, 150), 2250),
+            ((TokenBucket, 5, 1000, 3, 1, 0), 0),
+            ((LeakyBucket, 10, 2000, 20, 1, 0), 2000),
+            ((ClientWindow, 20, 1000, 60, 4, 100), 2100),
+            ((SlidingLog, 100, 10_000, 110, 4, 0), 10_000),
+            // 2 in service, 200 ms each, 30 successes at c = 4: 15 rounds;
+            // 8 in service: c = 4 is the bound, 8 rounds.
+            ((Concurrency, 2, 30_000, 30, 4, 200), 3000),
+            ((Concurrency, 8, 30_000, 30, 4, 200), 1600),
+        ];
+        for ((algorithm, limit, window_ms, successes, concurrency, latency_ms), floor) in cases {
+            let job = Job {
+                algorithm,
+                limit,
+                window_ms,
+                successes,
+                concurrency,
+                latency_ms,
+            };
+            assert_eq!(job.floor_ms(0), floor, "{job:?}");
         }
-    }
-
-    #[test]
-    fn rate_limits_add_one_latency_or_are_bound_by_the_workers() {
-        // Bucket 20/s, 60 successes: the 60th token at 2 s, answered 150 ms later;
-        // 4 workers need 15 × 150 ms = 2.25 s anyway.
-        assert_eq!(
-            job(Algorithm::TokenBucket, 20, 1000, 60, 4, 150).floor_ms(0),
-            2250
-        );
-        assert_eq!(
-            job(Algorithm::TokenBucket, 20, 1000, 60, 4, 100).floor_ms(0),
-            2100
-        );
-        assert_eq!(
-            job(Algorithm::LeakyBucket, 10, 2000, 20, 1, 0).floor_ms(0),
-            2000
-        );
-        assert_eq!(
-            job(Algorithm::ClientWindow, 20, 1000, 60, 4, 100).floor_ms(0),
-            2100
-        );
-        assert_eq!(
-            job(Algorithm::SlidingLog, 100, 10_000, 110, 4, 0).floor_ms(0),
-            10_000
-        );
-        assert_eq!(job(Algorithm::TokenBucket, 5, 1000, 3, 1, 0).floor_ms(0), 0);
         // A clock-aligned window's first L units need no boundary.
-        assert_eq!(unit_ms(Algorithm::FixedWindowLua, 20, 1000, 20, 123_456), 0);
-    }
-
-    #[test]
-    fn a_concurrency_limit_serves_min_c_k_at_a_time() {
-        // 2 in service, 200 ms each, 30 successes at c = 4: 15 rounds.
-        assert_eq!(
-            job(Algorithm::Concurrency, 2, 30_000, 30, 4, 200).floor_ms(0),
-            3000
-        );
-        assert_eq!(
-            job(Algorithm::Concurrency, 8, 30_000, 30, 4, 200).floor_ms(0),
-            1600
-        );
+        assert_eq!(unit_ms(FixedWindowLua, 20, 1000, 20, 123_456), 0);
     }
 }

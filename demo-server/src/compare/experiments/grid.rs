@@ -122,10 +122,7 @@ pub async fn run(lab: &Lab, points: &[OperatingPoint]) -> Result<Vec<GridRow>, C
                 client_id: client_id.clone(),
                 extra_args: vec!["--max-secs".to_owned(), bound.as_secs_f64().to_string()],
             };
-            let (report, error) = match clients::run(&lab.clients, kind, &run).await {
-                Ok(report) => (Some(report), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
+            let (report, error) = clients::try_run(&lab.clients, kind, &run).await;
             let first_sent_ms = lab
                 .recorder
                 .events_of(&client_id)
@@ -155,15 +152,10 @@ pub async fn run(lab: &Lab, points: &[OperatingPoint]) -> Result<Vec<GridRow>, C
 
 fn progress_line(row: &GridRow) -> String {
     let what = format!("grid: {} {}", row.point.name, row.client.label());
-    match (&row.report, &row.error) {
-        (Some(r), _) => format!(
-            "{what}: sent {}, ok {}, {:.2} s (floor {:.2} s)",
-            r.sent,
-            r.ok,
-            r.elapsed_ms as f64 / 1000.0,
-            row.floor_ms.unwrap_or(0) as f64 / 1000.0
-        ),
-        (None, Some(e)) => format!("{what}: failed: {e}"),
-        (None, None) => format!("{what}: no result"),
-    }
+    super::against_floor(
+        &what,
+        row.report.as_ref(),
+        row.error.as_deref(),
+        row.floor_ms,
+    )
 }

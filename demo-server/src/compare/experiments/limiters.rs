@@ -228,10 +228,7 @@ pub async fn run(lab: &Lab, selection: &Selection) -> Result<Vec<LimiterRow>, Co
                 client_id: client_id.clone(),
                 extra_args: Vec::new(),
             };
-            let (report, error) = match clients::run(&lab.clients, kind, &run).await {
-                Ok(report) => (Some(report), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
+            let (report, error) = clients::try_run(&lab.clients, kind, &run).await;
             let events = lab.recorder.events_of(&client_id);
             let floor_ms = events
                 .first()
@@ -260,17 +257,12 @@ fn progress_line(row: &LimiterRow) -> String {
         row.cell.concurrency,
         row.client.label()
     );
-    match (&row.report, &row.error) {
-        (Some(r), _) => format!(
-            "{what}: sent {}, ok {}, {:.2} s (floor {:.2} s)",
-            r.sent,
-            r.ok,
-            r.elapsed_ms as f64 / 1000.0,
-            row.floor_ms.unwrap_or(0) as f64 / 1000.0
-        ),
-        (None, Some(e)) => format!("{what}: skipped: {e}"),
-        (None, None) => format!("{what}: no result"),
-    }
+    super::against_floor(
+        &what,
+        row.report.as_ref(),
+        row.error.as_deref(),
+        row.floor_ms,
+    )
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::time::Instant;
 use crate::{HeaderStyle, KeySpace, Policy, RunningServer, ServerConfig, spawn};
 
 use super::CompareError;
-use super::clients::ClientProgram;
+use super::clients::{ClientProgram, ClientReport};
 use super::recorder::Recorder;
 use crate::local_store::LocalStore;
 
@@ -95,5 +95,26 @@ impl Lab {
             self.started.elapsed().as_secs_f64(),
             message.as_ref()
         );
+    }
+}
+
+/// One progress line for a client run held to a floor: what it cost, or
+/// why it did not run.
+fn against_floor(
+    what: &str,
+    report: Option<&ClientReport>,
+    error: Option<&str>,
+    floor_ms: Option<u64>,
+) -> String {
+    match (report, error) {
+        (Some(r), _) => format!(
+            "{what}: sent {}, ok {}, {:.2} s (floor {:.2} s)",
+            r.sent,
+            r.ok,
+            r.elapsed_ms as f64 / 1000.0,
+            floor_ms.unwrap_or(0) as f64 / 1000.0
+        ),
+        (None, Some(e)) => format!("{what}: skipped: {e}"),
+        (None, None) => format!("{what}: no result"),
     }
 }

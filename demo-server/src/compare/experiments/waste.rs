@@ -114,10 +114,7 @@ pub async fn run(lab: &Lab) -> Result<Vec<WasteRow>, CompareError> {
                 client_id: client_id.clone(),
                 extra_args: Vec::new(),
             };
-            let (report, error) = match clients::run(&lab.clients, kind, &run).await {
-                Ok(report) => (Some(report), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
+            let (report, error) = clients::try_run(&lab.clients, kind, &run).await;
             let row = WasteRow {
                 client: kind,
                 setup,
