@@ -1,7 +1,9 @@
 //! Deciding what a response means: throttled, retry, or final.
 //!
 //! By default a status in [`Config::retry_statuses`](crate::Config::retry_statuses)
-//! (429 and 503) is throttled and anything else final. Servers that refuse
+//! (429 and 503) is throttled and anything else final, except a 503 without
+//! any hint: retried for its request alone, throttled on a second in a row
+//! (see [`retry_statuses`](crate::ClientBuilder::retry_statuses)). Servers that refuse
 //! otherwise need a [`Classify`]: it sees the status, the headers and the
 //! parsed [`Signal`], and returns a [`ResponseClass`]. [`GitHub`] is the
 //! preset for GitHub's REST API, which refuses with `403`:

@@ -55,6 +55,31 @@
 //! from reqwest; bring a `reqwest::Client` configured your way with
 //! [`ClientBuilder::http_client`].
 //!
+//! ## Logging
+//!
+//! courteous logs through [`tracing`](https://docs.rs/tracing). With
+//! `tracing-subscriber`'s `EnvFilter` (`tracing_subscriber::fmt()
+//! .with_env_filter(EnvFilter::from_default_env()).init()`), run with
+//! `RUST_LOG=courteous=debug` to see every wait, resend and give-up, or
+//! `RUST_LOG=courteous=warn` for the give-ups alone.
+//!
+//! | target | level | what |
+//! |---|---|---|
+//! | `courteous::service` | WARN | a request gave up: its error's whole message (`error.message`), `error.type` (`wait_too_long`, `attempts_exhausted`, `deadline`, `not_retryable`, `budget_exhausted`, `connect`, …) |
+//! | `courteous::service` | DEBUG | a resend: the status or error of the attempt, the wait before it and why |
+//! | `courteous::engine` | DEBUG | a wait before a send: pacing (the quota read from responses) or a paused scope |
+//! | `courteous::fleet` | DEBUG | the shared store (feature `redis`) failing or coming back |
+//! | `courteous::signal` | DEBUG | a malformed rate-limit header or body, ignored |
+//!
+//! Fields follow OpenTelemetry's HTTP client conventions where one exists:
+//! `http.request.method`, `url.full` (credentials replaced by
+//! `REDACTED`), `http.response.status_code`, `http.request.resend_count`,
+//! `error.type`; courteous's own are `courteous.scope`,
+//! `courteous.attempts`, `courteous.cause` and `courteous.wait_ms`.
+//! For metrics of every wait or resend, see the
+//! [`on_wait`](ClientBuilder::on_wait) and
+//! [`on_retry`](ClientBuilder::on_retry) hooks ([`hooks`]).
+//!
 //! ## Stacking with other middleware
 //!
 //! courteous retries: never stack it with another retry layer
@@ -87,6 +112,11 @@ mod setup;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
+
+/// The reqwest courteous is built on, re-exported: `courteous::reqwest`
+/// names the same types courteous takes and returns (`Response`,
+/// `Request`, `Client`), with no second reqwest to pin in `Cargo.toml`.
+pub use reqwest;
 
 pub use client::{Client, ClientBuilder, RequestBuilder};
 pub use engine::{Backoff, Config, GiveUpMode, GiveUpReason, RetryBudget, Scope, ScopeStats};

@@ -11,9 +11,27 @@
 //! # }
 //! ```
 //!
-//! Errors from reqwest come back as `reqwest_middleware::Error::Reqwest`
-//! unchanged; the engine's own (gave up on a throttled response) as
-//! `reqwest_middleware::Error::Middleware` wrapping a [`crate::Error`].
+//! A transport error of a request sent once comes back as it was
+//! (`reqwest_middleware::Error::Reqwest` for reqwest's, so its predicates
+//! such as `is_connect` still answer). Every other error, as
+//! `reqwest_middleware::Error::Middleware` wrapping a [`crate::Error`]:
+//! a transport error after retries (as `reqwest-retry` wraps one), which
+//! keeps the [`attempts`](crate::Error::attempts), why it stopped
+//! ([`is_attempts_exhausted`](crate::Error::is_attempts_exhausted), …) and
+//! the original error as its `source()`; a give-up on a throttled
+//! response; a passed [`deadline`](crate::Error::is_deadline).
+//!
+//! ```
+//! fn attempts(err: &reqwest_middleware::Error) -> Option<u32> {
+//!     match err {
+//!         reqwest_middleware::Error::Middleware(inner) => {
+//!             Some(inner.downcast_ref::<courteous::Error>()?.attempts())
+//!         }
+//!         reqwest_middleware::Error::Reqwest(_) => Some(1),
+//!     }
+//! }
+//! # let _ = attempts;
+//! ```
 
 use std::future::Future;
 
@@ -134,21 +152,14 @@ impl Middleware for CourteousMiddleware {
     }
 }
 
-/// Hands reqwest's own errors back unchanged; wraps the engine's.
+/// Hands a transport error of a request sent once back unchanged; wraps
+/// every other error (see the module docs).
 fn into_middleware_error(err: crate::Error) -> reqwest_middleware::Error {
-    if !err.is_request() {
-        return reqwest_middleware::Error::middleware(err);
+    if err.is_request() && err.attempts() <= 1 {
+        return match err.downcast_source::<reqwest_middleware::Error>() {
+            Ok(original) => original,
+            Err(err) => reqwest_middleware::Error::middleware(err),
+        };
     }
-    let attempts = err.attempts();
-    match err.into_source() {
-        Some(source) => match source.downcast::<reqwest_middleware::Error>() {
-            Ok(original) => *original,
-            Err(other) => {
-                reqwest_middleware::Error::middleware(crate::Error::request(other, attempts))
-            }
-        },
-        None => {
-            reqwest_middleware::Error::middleware(crate::Error::new(crate::error::Kind::Request))
-        }
-    }
+    reqwest_middleware::Error::middleware(err)
 }

@@ -75,7 +75,11 @@ impl RequestOptions {
         self
     }
 
-    /// This request's deadline, from `send` (`None`: no deadline).
+    /// This request's deadline, from `send` (`None`: no deadline),
+    /// replacing the client's: it bounds the whole request (attempts,
+    /// transport, waits) and cancels an attempt still out when it passes
+    /// ([`ClientBuilder::deadline`](crate::ClientBuilder::deadline) says
+    /// how it relates to reqwest's per-attempt `timeout`).
     pub fn deadline(mut self, deadline: impl Into<Option<Duration>>) -> Self {
         self.deadline = Some(deadline.into());
         self

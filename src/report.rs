@@ -41,7 +41,9 @@ impl RetryReport {
         self.attempts
     }
 
-    /// Total time slept before sends (pauses, pacing, backoff).
+    /// Time this request slept before its sends (pauses, pacing,
+    /// backoff), all its attempts together; the rest of its time was
+    /// spent on the wire.
     pub fn waited(&self) -> Duration {
         self.waited
     }

@@ -37,8 +37,22 @@ macro_rules! courtesy_setters {
             self
         }
 
-        /// No wait ends later than this after `send` (default 120 s;
-        /// `None`: no deadline).
+        /// Bounds each request as a whole, from `send` to its response
+        /// (default 120 s; `None`: no deadline): attempts, transport and
+        /// waits. A wait that would end after it is not slept (the request
+        /// stops at once); an attempt still out when it passes is
+        /// cancelled. Either way the error says
+        /// [`is_deadline`](crate::Error::is_deadline), with the
+        /// [`attempts`](crate::Error::attempts) and the
+        /// [`elapsed`](crate::Error::elapsed) time. Reading the body of the
+        /// response returned is not bounded by it.
+        ///
+        /// reqwest's own `timeout` (on its `ClientBuilder`, or
+        /// [`RequestBuilder::timeout`](crate::RequestBuilder::timeout))
+        /// bounds each attempt instead, body included; a timed-out attempt
+        /// is retried like a connection error. Use both: `timeout` for one
+        /// slow answer, the deadline for the whole request. Per request:
+        /// [`RequestOptions::deadline`](crate::RequestOptions::deadline).
         pub fn deadline(mut self, deadline: impl Into<Option<::std::time::Duration>>) -> Self {
             let deadline = deadline.into();
             self.update_config(|c| c.deadline(deadline));
@@ -54,7 +68,11 @@ macro_rules! courtesy_setters {
         }
 
         /// Statuses that mean "throttled" for the default classification
-        /// (default 429, 503).
+        /// (default 429, 503). A 503 without any hint (no `Retry-After`,
+        /// no quota fields: often a maintenance page) is retried with
+        /// backoff for its request alone; the scope pauses only when the
+        /// same request gets a second one in a row. A
+        /// [`classifier`](Self::classifier) replaces both rules.
         pub fn retry_statuses(
             mut self,
             statuses: impl IntoIterator<Item = ::http::StatusCode>,
@@ -122,15 +140,28 @@ macro_rules! courtesy_setters {
             self
         }
 
-        /// Called before every wait of a request (a pause, pacing, or the
-        /// wait before a retry), for logging and metrics
-        /// ([`RetryEvent`](crate::hooks::RetryEvent)). Keep it quick: it
-        /// runs on the request's task.
+        /// Called once before every resend, with the wait after the
+        /// attempt that failed and its status and signal
+        /// ([`WaitEvent`](crate::hooks::WaitEvent)); not for pacing or a
+        /// paused scope ([`on_wait`](Self::on_wait) sees those). Keep it
+        /// quick: it runs on the request's task.
         pub fn on_retry<F>(mut self, hook: F) -> Self
         where
-            F: Fn(&$crate::hooks::RetryEvent<'_>) + Send + Sync + 'static,
+            F: Fn(&$crate::hooks::WaitEvent<'_>) + Send + Sync + 'static,
         {
             self.settings_mut().on_retry = Some(::std::sync::Arc::new(hook));
+            self
+        }
+
+        /// Called before every wait of a request, with its cause
+        /// ([`WaitCause`](crate::hooks::WaitCause)): pacing, a paused
+        /// scope (a server hint or the backoff), the wait before a resend.
+        /// Keep it quick: it runs on the request's task.
+        pub fn on_wait<F>(mut self, hook: F) -> Self
+        where
+            F: Fn(&$crate::hooks::WaitEvent<'_>) + Send + Sync + 'static,
+        {
+            self.settings_mut().on_wait = Some(::std::sync::Arc::new(hook));
             self
         }
 

@@ -240,10 +240,10 @@ async fn send<S: ServiceLike>(
     };
     let took = started.elapsed();
     if let Some(deadline) = deadline {
-        // Every wait ends before the deadline; the last send and its
-        // answer (up to 3 s of latency each) may finish after it.
+        // Every wait ends before the deadline, and an attempt still out
+        // when it passes is cancelled (up to the timer's 1 ms tick late).
         assert!(
-            took <= deadline.saturating_add(Duration::from_secs(3)),
+            took <= deadline.saturating_add(Duration::from_millis(1)),
             "{took:?} past the deadline {deadline:?}"
         );
     }
@@ -256,7 +256,7 @@ async fn send<S: ServiceLike>(
             assert!(report.attempts() >= 1);
         }
         Err(error) => assert!(
-            error.is_rate_limited() || error.is_request(),
+            error.is_rate_limited() || error.is_request() || error.is_deadline(),
             "an untyped error: {error:?}"
         ),
     }

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use courteous::{Config, CourteousMiddleware, RetryReport};
+use courteous::{Backoff, Config, CourteousMiddleware, RetryReport};
 use http::StatusCode;
 use wiremock::matchers::path;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -68,21 +68,48 @@ async fn errors_keep_their_kind() {
     let courteous = inner.downcast_ref::<courteous::Error>().unwrap();
     assert!(courteous.is_wait_too_long());
 
-    // reqwest's own errors come back as reqwest errors.
+    // A transport error of a request sent once comes back as reqwest's.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-        .with(CourteousMiddleware::with_config(
-            Config::default().max_attempts(2),
-        ))
-        .build();
-    let err = client
-        .get(format!("http://127.0.0.1:{port}/"))
-        .send()
-        .await
-        .unwrap_err();
+    let closed = format!("http://127.0.0.1:{port}/");
+    let client = |attempts| {
+        reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+            .with(CourteousMiddleware::with_config(
+                Config::default()
+                    .max_attempts(attempts)
+                    .backoff(Backoff::new(
+                        Duration::from_millis(1),
+                        Duration::from_millis(5),
+                    )),
+            ))
+            .build()
+    };
+    let err = client(1).get(&closed).send().await.unwrap_err();
     assert!(err.is_connect(), "{err:?}");
+    assert!(
+        matches!(err, reqwest_middleware::Error::Reqwest(_)),
+        "{err:?}"
+    );
+
+    // After retries, courteous's error keeps the attempts and the cause.
+    let err = client(3).get(&closed).send().await.unwrap_err();
+    let reqwest_middleware::Error::Middleware(inner) = err else {
+        panic!("expected the engine's error, got {err:?}")
+    };
+    let courteous = inner.downcast_ref::<courteous::Error>().unwrap();
+    assert!(
+        courteous.is_connect() && courteous.is_request(),
+        "{courteous:?}"
+    );
+    assert!(courteous.is_attempts_exhausted(), "{courteous:?}");
+    assert_eq!(courteous.attempts(), 3);
+    let message = courteous.to_string();
+    assert!(
+        message.starts_with(&format!("GET {closed}: could not connect: ")),
+        "{message}"
+    );
+    assert!(message.contains("(3 attempts in "), "{message}");
 }

@@ -6,6 +6,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use courteous::engine::WaitReason;
+use courteous::hooks::{WaitCause, WaitEvent};
 use courteous::{
     Backoff, Config, CourteousLayer, GiveUpMode, GiveUpReason, RetryBudget, RetryReport, ScopeStats,
 };
@@ -330,4 +332,48 @@ async fn pacing_from_quota_headers_spaces_sends_at_the_policy_rate() {
     for gap in gaps(&script.calls()) {
         assert!(gap >= Duration::from_millis(100), "{gap:?}");
     }
+}
+
+/// 10 per second with none left: every send after the first waits for a
+/// unit (pacing).
+const SPENT: &[(&str, &str)] = &[
+    ("ratelimit-policy", "\"p\";q=10;w=1"),
+    ("ratelimit", "\"p\";r=0;t=1"),
+];
+
+#[tokio::test(start_paused = true)]
+async fn on_retry_sees_each_resend_once_and_on_wait_every_wait() {
+    let paced = Reply::Status(200, SPENT, "ok");
+    let script = Script::new([paced.clone(), paced.clone(), too_many("1"), paced]);
+    let retries = Arc::new(Mutex::new(Vec::new()));
+    let waits = Arc::new(Mutex::new(Vec::new()));
+    let (seen_retries, seen_waits) = (Arc::clone(&retries), Arc::clone(&waits));
+    let layer = CourteousLayer::with_config(no_jitter())
+        .on_retry(move |event: &WaitEvent<'_>| {
+            let mut retries = seen_retries.lock().unwrap();
+            retries.push((event.attempt(), event.status(), event.cause().server_hint()));
+        })
+        .on_wait(move |event: &WaitEvent<'_>| seen_waits.lock().unwrap().push(event.cause()));
+    for _ in 0..3 {
+        let response = layer.layer(script.service()).oneshot(get()).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    assert_eq!(script.calls().len(), 4);
+    let retries = retries.lock().unwrap().clone();
+    assert_eq!(
+        retries,
+        [(
+            1,
+            Some(StatusCode::TOO_MANY_REQUESTS),
+            Some(Duration::from_secs(1))
+        )],
+        "one resend, one call"
+    );
+    let waits = waits.lock().unwrap().clone();
+    let count = |wanted: fn(&WaitCause) -> bool| waits.iter().filter(|c| wanted(c)).count();
+    assert_eq!(count(|c| matches!(c, WaitCause::Retry(_))), 1, "{waits:?}");
+    assert!(
+        count(|c| matches!(c, WaitCause::Admission(WaitReason::Pacing))) >= 2,
+        "each paced send waits: {waits:?}"
+    );
 }

@@ -201,6 +201,63 @@ async fn the_same_program_runs_on_reqwest_and_on_courteous() {
     );
 }
 
+/// A function of the ported program that returns courteous's error: `?`
+/// takes courteous's (`send`) and reqwest's (`error_for_status`, `json`)
+/// alike, as it took reqwest's alone before the port.
+async fn place_order(
+    client: &courteous::Client,
+    base: &str,
+    key: &str,
+) -> Result<serde_json::Value, courteous::Error> {
+    let order = client
+        .post(format!("{base}/orders"))
+        .idempotency_key(key)
+        .json(&serde_json::json!({ "item": "pen", "quantity": 1 }))
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    Ok(order)
+}
+
+/// The search without its token (a 401), or its text read as JSON.
+async fn find(
+    client: &courteous::Client,
+    base: &str,
+    token: Option<&str>,
+) -> Result<serde_json::Value, courteous::Error> {
+    let mut request = client.get(format!("{base}/search")).query(&[("q", "rust")]);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    Ok(request.send().await?.error_for_status()?.json().await?)
+}
+
+#[tokio::test]
+async fn question_mark_takes_both_errors_in_a_function_returning_courteous_error() {
+    let (base, pem, seen) = start().await;
+    let client = courteous::Client::builder()
+        .http_client(reqwest_client(&pem, &base))
+        .build();
+    let order = place_order(&client, &base, "order-2").await.unwrap();
+    assert_eq!(order["key"], "order-2");
+    assert_eq!(
+        seen.orders.load(Ordering::SeqCst),
+        2,
+        "the 429 was waited out"
+    );
+
+    // reqwest's errors, converted, keep their kind and status.
+    let err = find(&client, &base, None).await.unwrap_err();
+    assert!(err.is_status(), "{err:?}");
+    assert_eq!(err.status(), Some(reqwest::StatusCode::UNAUTHORIZED));
+    let err = find(&client, &base, Some("s3cret")).await.unwrap_err();
+    assert!(err.is_body() && err.is_decode(), "{err:?}");
+    let reqwest = std::error::Error::source(&err).unwrap();
+    assert!(reqwest.downcast_ref::<reqwest::Error>().is_some());
+}
+
 #[tokio::test]
 async fn client_new_fetches_https_with_the_default_features() {
     // Default features include a TLS backend: an untrusted certificate is

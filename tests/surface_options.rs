@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use courteous::classify::{Response, ResponseClass};
-use courteous::hooks::{RetryEvent, WaitCause};
+use courteous::hooks::{WaitCause, WaitEvent};
 use courteous::{Client, CourteousLayer, GiveUpMode, RequestOptions};
 use http::StatusCode;
 use tower::{Layer, ServiceExt};
@@ -148,12 +148,11 @@ async fn a_classifier_decides_what_is_throttled_and_what_is_retried() {
             502 => ResponseClass::Retry,
             _ => r.by_status(),
         })
-        .on_retry(move |event: &RetryEvent<'_>| {
-            if let WaitCause::Retry(_) = event.cause() {
-                seen.lock()
-                    .unwrap()
-                    .push((event.attempt(), event.status(), event.wait()));
-            }
+        .on_retry(move |event: &WaitEvent<'_>| {
+            assert!(matches!(event.cause(), WaitCause::Retry(_)), "{event:?}");
+            seen.lock()
+                .unwrap()
+                .push((event.attempt(), event.status(), event.wait()));
         })
         .build();
     let response = client.get(server.uri()).send().await.unwrap();

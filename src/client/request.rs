@@ -85,7 +85,10 @@ impl RequestBuilder {
         self.map(|b| b.body(body))
     }
 
-    /// A timeout for each attempt (from connecting to the end of the body).
+    /// A timeout for each attempt (from connecting to the end of the
+    /// body), as reqwest's; a timed-out attempt is retried. The whole
+    /// request is bounded by the [`deadline`](crate::ClientBuilder::deadline)
+    /// (or [`RequestOptions::deadline`](crate::RequestOptions::deadline)).
     pub fn timeout(self, timeout: Duration) -> Self {
         self.map(|b| b.timeout(timeout))
     }

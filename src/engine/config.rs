@@ -124,7 +124,7 @@ impl Default for Backoff {
 /// | [`pacing`](Self::pacing) | on | slow down *before* a 429 when quota headers allow |
 /// | [`max_attempts`](Self::max_attempts) | 5 | go-retryablehttp's `RetryMax = 4` retries |
 /// | [`max_wait`](Self::max_wait) | 60 s | covers a per-minute window; anything longer is returned, not slept |
-/// | [`deadline`](Self::deadline) | 120 s | two `max_wait`s: no wait ever ends later than this after `send` |
+/// | [`deadline`](Self::deadline) | 120 s | two `max_wait`s: no request (attempts, transport, waits) lasts longer than this after `send` |
 /// | [`retry_statuses`](Self::retry_statuses) | 429, 503 | RFC 6585 §4 and RFC 9110 §15.6.4, the statuses that carry `Retry-After` |
 /// | [`backoff`](Self::backoff) | full jitter, 100 ms … 20 s | see [`Backoff`] |
 /// | [`hint_jitter`](Self::hint_jitter) | +0–10 %, at most 1 s | a herd told the same instant does not return in lockstep |
@@ -272,8 +272,9 @@ impl Config {
         self
     }
 
-    /// No wait may end later than this after the request started; `None`
-    /// removes the deadline.
+    /// No wait may end later than this after the request started, and the
+    /// adapters cancel an attempt still out when it passes; `None` removes
+    /// the deadline.
     pub fn deadline(mut self, deadline: impl Into<Option<Duration>>) -> Self {
         self.deadline = deadline.into();
         self

@@ -27,9 +27,11 @@
 //! ```
 
 mod budget;
+mod concurrency;
 mod config;
 mod decision;
 mod pacer;
+mod round_trip;
 mod scope;
 mod state;
 mod stats;
@@ -416,6 +418,13 @@ impl Engine {
     /// beyond `max_wait` or past its deadline).
     pub(crate) fn record_give_up_in(&self, handle: &ScopeHandle) {
         handle.slot.lock().record_give_up_before_send();
+    }
+
+    /// Records that a request to the scope gave up after sending: its
+    /// deadline passed while an attempt was out (the attempt's ticket,
+    /// dropped, released its reservation).
+    pub(crate) fn record_give_up_after_send_in(&self, handle: &ScopeHandle) {
+        handle.slot.lock().record_give_up_after_send();
     }
 
     /// A response arrived at `now` for the send `ticket`: learn from its

@@ -8,6 +8,7 @@ use rand::rngs::SmallRng;
 
 use super::Attempt;
 use super::budget::BudgetAccount;
+use super::concurrency::{ConcurrencyLimit, Refusal};
 use super::config::Config;
 use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 use super::pacer::{Pacer, QuotaReading};
@@ -30,6 +31,9 @@ const PROBE_POLL_MAX: Duration = Duration::from_millis(50);
 pub(crate) struct ScopeState {
     pause_until: Option<Instant>,
     pacer: Pacer,
+    /// The concurrency-limit model (`concurrency.rs`): followed while the
+    /// evidence says the server serves at most so many of ours at once.
+    concurrency: ConcurrencyLimit,
     in_flight: u32,
     next_seq: u64,
     last_synced_seq: Option<u64>,
@@ -56,6 +60,7 @@ impl ScopeState {
         Self {
             pause_until: None,
             pacer: Pacer::default(),
+            concurrency: ConcurrencyLimit::default(),
             in_flight: 0,
             next_seq: 0,
             last_synced_seq: None,
@@ -112,6 +117,9 @@ impl ScopeState {
             }
             self.probe = None;
         }
+        if !self.concurrency.admits(self.in_flight) {
+            return Err((self.concurrency.wait_for_slot(), WaitReason::Pacing));
+        }
         if config.pacing && pace {
             self.pacer
                 .admit(now, Some(self.next_seq))
@@ -128,6 +136,7 @@ impl ScopeState {
         self.next_seq += 1;
         self.in_flight += 1;
         self.stats.sent += 1;
+        self.concurrency.sent(seq, now);
         Ok(seq)
     }
 
@@ -138,7 +147,10 @@ impl ScopeState {
         let probing = self
             .probe
             .is_some_and(|(_, sent)| now.saturating_duration_since(sent) < PROBE_PATIENCE);
-        !paused && !probing && (!config.pacing || self.pacer.ready(now))
+        !paused
+            && !probing
+            && self.concurrency.admits(self.in_flight)
+            && (!config.pacing || self.pacer.ready(now))
     }
 
     /// How long this scope's pause still holds at `now`, if one does.
@@ -151,6 +163,7 @@ impl ScopeState {
 
     /// Send `seq` will never report (cancelled).
     pub(crate) fn abandon(&mut self, seq: u64) {
+        self.concurrency.abandoned(seq);
         self.in_flight = self.in_flight.saturating_sub(1);
         self.answered(seq);
     }
@@ -171,6 +184,10 @@ impl ScopeState {
     pub(crate) fn record_give_up_before_send(&mut self) {
         self.stats.gave_up += 1;
         self.stats.gave_up_before_send += 1;
+    }
+
+    pub(crate) fn record_give_up_after_send(&mut self) {
+        self.stats.gave_up += 1;
     }
 
     fn settle(&mut self, seq: u64, attempt: &Attempt, now: Instant) {
@@ -235,6 +252,7 @@ impl ScopeState {
         let classified_wait = match class {
             ResponseClass::Throttled { wait } => wait,
             ResponseClass::Retry => {
+                self.concurrency.abandoned(seq);
                 if !attempt.retryable {
                     return Verdict::GiveUp(GiveUpReason::NotRetryable);
                 }
@@ -245,6 +263,9 @@ impl ScopeState {
                 return self.retry_or_give_up(config, now, wait, attempt, reason);
             }
             ResponseClass::Final => {
+                if self.concurrency.served(seq, now) {
+                    self.follow_concurrency();
+                }
                 self.consecutive_throttles = 0;
                 let sent_before_refusal = self.pause_from_seq.is_some_and(|from| seq < from);
                 self.pacer.answered(seq, now, true);
@@ -257,6 +278,9 @@ impl ScopeState {
         // Clamped for the arithmetic; a give-up still reports what was asked.
         let asked = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
         let hint = asked.map(|h| h.min(MAX_SERVER_WAIT));
+        if self.concurrency.refused(seq, now) == Refusal::Explained {
+            return self.retry_alone(config, now, hint, asked, attempt, status);
+        }
         let until = if self.pause_from_seq.is_some_and(|from| seq < from) {
             // Sent before the last refusal paused the scope: no news, only
             // a hint that may reach further.
@@ -277,6 +301,46 @@ impl ScopeState {
         if let Some(h) = asked.filter(|h| *h > attempt.max_wait(config)) {
             return self.give_up(GiveUpReason::WaitTooLong { wait: h });
         }
+        let reason = RetryReason::Throttled { status, hint };
+        self.retry_or_give_up(config, now, wait, attempt, reason)
+    }
+
+    /// The concurrency-limit model is followed from now on: the refusals
+    /// that paused the scope are explained by it (their requests wait their
+    /// own hints), and a rate learned from them alone is void.
+    fn follow_concurrency(&mut self) {
+        self.pause_until = None;
+        self.probe = None;
+        self.consecutive_throttles = 0;
+        if !self.pacer.reads_quota() {
+            self.pacer = Pacer::default();
+        }
+    }
+
+    /// A refusal the concurrency limit explains: this request waits its
+    /// hint (a floor, jittered as every hint) or a backoff; the others go
+    /// on as slots free.
+    fn retry_alone(
+        &mut self,
+        config: &Config,
+        now: Instant,
+        hint: Option<Duration>,
+        asked: Option<Duration>,
+        attempt: &Attempt,
+        status: StatusCode,
+    ) -> Verdict {
+        if !attempt.retryable {
+            return Verdict::GiveUp(GiveUpReason::NotRetryable);
+        }
+        if let Some(h) = asked.filter(|h| *h > attempt.max_wait(config)) {
+            return self.give_up(GiveUpReason::WaitTooLong { wait: h });
+        }
+        let backoff = config
+            .backoff
+            .draw_with(&mut self.rng, attempt.number.saturating_sub(1));
+        let wait = hint.map_or(backoff, |floor| {
+            floor.saturating_add(config.draw_hint_jitter(&mut self.rng, floor))
+        });
         let reason = RetryReason::Throttled { status, hint };
         self.retry_or_give_up(config, now, wait, attempt, reason)
     }
@@ -322,6 +386,7 @@ impl ScopeState {
         attempt: &Attempt,
     ) -> Verdict {
         self.settle(seq, attempt, now);
+        self.concurrency.abandoned(seq);
         if !retryable_error || !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);
         }

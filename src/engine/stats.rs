@@ -53,7 +53,13 @@ impl ScopeStats {
         self.waits
     }
 
-    /// Total time slept before sends, summed over requests.
+    /// The time requests of this scope slept before sends (pauses,
+    /// pacing, backoff), **summed over requests**: eight requests waiting
+    /// the same second together add 8 s, so it can exceed the wall-clock
+    /// time of the run (149.5 s for 8 tasks in an 18.8 s run). Not how long
+    /// the scope was held up: for one request's wait, read its
+    /// [`RetryReport::waited`](crate::RetryReport::waited); for the mean
+    /// wait, divide by [`waits`](Self::waits).
     pub fn waited(&self) -> Duration {
         self.waited
     }

@@ -6,6 +6,10 @@ use std::io;
 
 use http::{HeaderName, HeaderValue, Method};
 
+use crate::engine::ResponseClass;
+use crate::error::NotRetryable;
+use crate::signal::Signal;
+
 /// `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header).
 pub(crate) static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 
@@ -17,10 +21,11 @@ pub(crate) fn is_idempotent(method: &Method) -> bool {
     )
 }
 
-/// Whether `req` may be sent again: an idempotent method, or one made so by
-/// an `Idempotency-Key` (generated here when `generate_key` and the method is
-/// POST or PATCH), and a body that can be replayed (not a stream).
-pub(crate) fn prepare(req: &mut reqwest::Request, generate_key: bool) -> bool {
+/// Whether `req` may be sent again (`Ok`), or why not: an idempotent
+/// method, or one made so by an `Idempotency-Key` (generated here when
+/// `generate_key` and the method is POST or PATCH), and a body that can be
+/// replayed (not a stream).
+pub(crate) fn prepare(req: &mut reqwest::Request, generate_key: bool) -> Result<(), NotRetryable> {
     let method = req.method();
     let keyed = if is_idempotent(method) || req.headers().contains_key(&IDEMPOTENCY_KEY) {
         true
@@ -31,7 +36,36 @@ pub(crate) fn prepare(req: &mut reqwest::Request, generate_key: bool) -> bool {
     } else {
         false
     };
-    keyed && req.body().is_none_or(|body| body.as_bytes().is_some())
+    if !keyed {
+        Err(NotRetryable::Method)
+    } else if req.body().is_none_or(|body| body.as_bytes().is_some()) {
+        Ok(())
+    } else {
+        Err(NotRetryable::Body)
+    }
+}
+
+/// The default classification of a 503 that says nothing about rate limits
+/// (no `Retry-After` or equivalent, no quota fields, no problem body hint:
+/// an empty `signal`): often a maintenance page or an overloaded upstream,
+/// not a quota. The first such answer a request gets is retried with
+/// backoff for that request alone ([`ResponseClass::Retry`]: the scope does
+/// not pause, the others keep sending); a second in a row for the same
+/// request (`previous_was_bare`) is throttling like any refusal without a
+/// hint: the scope pauses. Any other `class` is kept.
+pub(crate) fn bare_503(
+    class: ResponseClass,
+    status: http::StatusCode,
+    signal: &Signal,
+    previous_was_bare: bool,
+) -> ResponseClass {
+    let bare = status == http::StatusCode::SERVICE_UNAVAILABLE && signal.is_empty();
+    match class {
+        ResponseClass::Throttled { wait: None } if bare && !previous_was_bare => {
+            ResponseClass::Retry
+        }
+        class => class,
+    }
 }
 
 /// A copy of a request built by reqwest's `RequestBuilder`, to send again;
@@ -145,20 +179,20 @@ mod tests {
             Method::PUT,
             Method::DELETE,
         ] {
-            assert!(prepare(&mut request(m), false));
+            assert!(prepare(&mut request(m), false).is_ok());
         }
     }
 
     #[test]
     fn post_needs_a_key() {
         let mut post = request(Method::POST);
-        assert!(!prepare(&mut post, false));
+        assert_eq!(prepare(&mut post, false), Err(NotRetryable::Method));
         assert!(!post.headers().contains_key(&IDEMPOTENCY_KEY));
         post.headers_mut()
             .insert(IDEMPOTENCY_KEY.clone(), HeaderValue::from_static("k1"));
-        assert!(prepare(&mut post, false));
+        assert!(prepare(&mut post, false).is_ok());
         let mut patch = request(Method::PATCH);
-        assert!(prepare(&mut patch, true));
+        assert!(prepare(&mut patch, true).is_ok());
         assert_eq!(patch.headers()[&IDEMPOTENCY_KEY].len(), 32);
     }
 
@@ -169,10 +203,10 @@ mod tests {
         *put.body_mut() = Some(reqwest::Body::wrap_stream(futures_util::stream::iter(
             chunks,
         )));
-        assert!(!prepare(&mut put, false));
+        assert_eq!(prepare(&mut put, false), Err(NotRetryable::Body));
         let mut put = request(Method::PUT);
         *put.body_mut() = Some(reqwest::Body::from("bytes"));
-        assert!(prepare(&mut put, false));
+        assert!(prepare(&mut put, false).is_ok());
     }
 
     #[test]

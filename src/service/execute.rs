@@ -1,16 +1,21 @@
 //! The request loop every adapter shares: admit, send, learn, decide.
 
+use std::error::Error as StdError;
 use std::future::Future;
+use std::pin::pin;
 use std::time::Duration;
 
+use http::Method;
+use reqwest::Url;
 use tokio::time::Instant;
 
-use super::{Core, body, classify};
+use super::within::within;
+use super::{Core, body, classify, log};
 use crate::engine::{
-    Admit, Attempt, GiveUpMode, GiveUpReason, ResponseClass, ScopeHandle, Verdict,
+    Admit, Attempt, GiveUpMode, GiveUpReason, ResponseClass, ScopeHandle, Verdict, WaitReason,
 };
-use crate::error::{BoxError, Error};
-use crate::hooks::{RetryEvent, WaitCause};
+use crate::error::{BoxError, Detail, Error, NotRetryable, Waiter};
+use crate::hooks::{WaitCause, WaitEvent};
 use crate::options::RequestOptions;
 use crate::report::RetryReport;
 use crate::signal::Signal;
@@ -35,6 +40,9 @@ struct Progress {
     attempts: u32,
     waited: Duration,
     throttled: u32,
+    /// The last attempt was answered by a 503 without any hint
+    /// ([`classify::bare_503`]).
+    bare_503: bool,
 }
 
 /// Where a request came from, which decides how it is copied for a retry.
@@ -82,10 +90,26 @@ pub(crate) fn execute<'a, T: Transport>(
         let engine = &core.engine;
         let config = engine.config();
         let started = now();
+        let method = req.method().clone();
         let chosen = options.as_deref().and_then(RequestOptions::get_scope);
         let handle = core.scope_of(&req, chosen, started);
         let scope = handle.scope();
-        let retryable = classify::prepare(&mut req, core.settings.idempotency_keys);
+        let replay = classify::prepare(&mut req, core.settings.idempotency_keys);
+        let retryable = replay.is_ok();
+        // The deadline bounds everything from here: waits are refused when
+        // they would pass it, and an attempt still out when it passes is
+        // cancelled (its timer is made only if an attempt has to wait).
+        let deadline = limit(Attempt::new(1, retryable, started)).deadline(config);
+        let deadline_at = deadline.and_then(|d| Instant::from_std(started).checked_add(d));
+        let mut timer = None;
+        // Every error the request ends with goes through here.
+        let fail = |err: Error, url: Option<Url>| {
+            let err = err
+                .with_target(method.clone(), url)
+                .with_elapsed(now().saturating_duration_since(started));
+            log::gave_up(scope, &err);
+            err
+        };
         let mut at = started;
         #[cfg(feature = "redis")]
         let mut turn = crate::fleet::Turn::default();
@@ -93,6 +117,7 @@ pub(crate) fn execute<'a, T: Transport>(
             attempts: 0,
             waited: Duration::ZERO,
             throttled: 0,
+            bare_503: false,
         };
         loop {
             let ticket = loop {
@@ -120,26 +145,38 @@ pub(crate) fn execute<'a, T: Transport>(
                         let attempt =
                             limit(Attempt::new(progress.attempts + 1, retryable, started));
                         let refused = if wait > attempt.max_wait(config) {
-                            Some(GiveUpReason::WaitTooLong { wait })
+                            Some((
+                                GiveUpReason::WaitTooLong { wait },
+                                Some(attempt.max_wait(config)),
+                            ))
                         } else if attempt.would_pass_deadline(config, at, wait) {
-                            Some(GiveUpReason::Deadline { wait })
+                            Some((GiveUpReason::Deadline { wait }, attempt.deadline(config)))
                         } else {
                             None
                         };
-                        if let Some(reason) = refused {
-                            tracing::debug!(%scope, ?reason, ?wait, "courteous: giving up before sending");
+                        if let Some((why, limit)) = refused {
                             engine.record_give_up_in(&handle);
-                            return Err(Error::gave_up(reason, progress.attempts));
+                            let waiter = match reason {
+                                WaitReason::Pacing => Waiter::Quota,
+                                _ => Waiter::Pause,
+                            };
+                            let detail = Detail {
+                                waiter: Some(waiter),
+                                limit,
+                                not_retryable: None,
+                            };
+                            let err = Error::gave_up(why, progress.attempts).with_detail(detail);
+                            return Err(fail(err, Some(req.url().clone())));
                         }
-                        tracing::debug!(%scope, ?reason, ?wait, "courteous: waiting before send");
-                        notify(
-                            core,
+                        let event = WaitEvent {
                             scope,
-                            progress.attempts,
-                            WaitCause::Admission(reason),
+                            attempt: progress.attempts,
+                            cause: WaitCause::Admission(reason),
                             wait,
-                            None,
-                        );
+                            status: None,
+                            signal: None,
+                        };
+                        announce(core, &event, &method, req.url(), None);
                         Box::pin(wait_for_unit(core, &handle, wait, &mut progress)).await;
                         at = now();
                     }
@@ -155,7 +192,25 @@ pub(crate) fn execute<'a, T: Transport>(
             } else {
                 None
             };
-            let result = transport.send(req).await;
+            // Kept for the error's message when no copy is.
+            let url = backup.is_none().then(|| req.url().clone());
+            let target = |backup: &Option<reqwest::Request>| {
+                backup
+                    .as_ref()
+                    .map(|next| next.url().clone())
+                    .or(url.clone())
+            };
+            let Some(result) = within(deadline_at, &mut timer, pin!(transport.send(req))).await
+            else {
+                return Err(cut(
+                    core,
+                    &handle,
+                    deadline,
+                    &progress,
+                    fail,
+                    target(&backup),
+                ));
+            };
             let received = now();
             // Decided in the match, slept after it: nothing of the answer
             // (response, signal, error) is held while waiting.
@@ -167,7 +222,14 @@ pub(crate) fn execute<'a, T: Transport>(
                         || classifier.is_some_and(|classifier| classifier.may_retry(status));
                     let (resp, signal, prefix) = if may_retry {
                         // Boxed: the slow path's state stays out of every request's future.
-                        Box::pin(body::read_signal(resp, &core.settings.parser)).await
+                        let mut read = Box::pin(body::read_signal(resp, &core.settings.parser));
+                        match within(deadline_at, &mut timer, read.as_mut()).await {
+                            Some(read) => read,
+                            None => {
+                                let url = target(&backup);
+                                return Err(cut(core, &handle, deadline, &progress, fail, url));
+                            }
+                        }
                     } else {
                         let signal = core.settings.parser.parse(status, resp.headers(), None);
                         (resp, signal, None)
@@ -181,8 +243,13 @@ pub(crate) fn execute<'a, T: Transport>(
                     );
                     let class = match classifier {
                         Some(classifier) => classifier.classify(&view),
-                        None => view.by_status(),
+                        None => {
+                            let previous = progress.bare_503;
+                            classify::bare_503(view.by_status(), status, &signal, previous)
+                        }
                     };
+                    progress.bare_503 =
+                        status == http::StatusCode::SERVICE_UNAVAILABLE && signal.is_empty();
                     let hint = match class {
                         ResponseClass::Throttled { wait: Some(wait) } => Some(wait),
                         _ => signal.retry_after().map(|h| h.delay()),
@@ -190,6 +257,13 @@ pub(crate) fn execute<'a, T: Transport>(
                     if matches!(class, ResponseClass::Throttled { .. }) {
                         progress.throttled += 1;
                     }
+                    // Who set a wait the engine may refuse: the server's
+                    // hint, the scope's pause after a refusal, the backoff.
+                    let waiter = |wait: Duration| match class {
+                        _ if hint == Some(wait) => Waiter::ServerHint,
+                        ResponseClass::Throttled { .. } => Waiter::Pause,
+                        _ => Waiter::Backoff,
+                    };
                     let verdict =
                         engine.on_classified(ticket, received, status, class, &signal, &attempt);
                     #[cfg(feature = "redis")]
@@ -201,48 +275,40 @@ pub(crate) fn execute<'a, T: Transport>(
                         };
                         Box::pin(fleet.learn(&handle, &mut turn, refused, &signal, pause)).await;
                     }
-                    match verdict {
-                        Verdict::Return => return Ok(finish(resp, scope, &progress, signal, None)),
-                        Verdict::Retry { after, reason } => match backup {
-                            Some(next) => {
-                                tracing::debug!(
-                                    %scope,
-                                    http.request.resend_count = progress.attempts,
-                                    http.response.status_code = status.as_u16(),
-                                    ?reason,
-                                    ?after,
-                                    ?signal,
-                                    "courteous: retrying"
-                                );
-                                notify(
-                                    core,
-                                    scope,
-                                    progress.attempts,
-                                    WaitCause::Retry(reason),
-                                    after,
-                                    Some((status, &signal)),
-                                );
-                                req = next;
-                                after
-                            }
-                            None => {
-                                let reason = GiveUpReason::NotRetryable;
-                                return give_up(
-                                    config,
-                                    resp,
-                                    (reason, hint),
-                                    scope,
-                                    &progress,
-                                    signal,
-                                );
-                            }
-                        },
-                        Verdict::GiveUp(reason) => {
-                            return give_up(config, resp, (reason, hint), scope, &progress, signal);
+                    match (verdict, backup) {
+                        (Verdict::Return, _) => {
+                            return Ok(finish(resp, scope, &progress, signal, None));
+                        }
+                        (Verdict::Retry { after, reason }, Some(next)) => {
+                            let event = WaitEvent {
+                                scope,
+                                attempt: progress.attempts,
+                                cause: WaitCause::Retry(reason),
+                                wait: after,
+                                status: Some(status),
+                                signal: Some(&signal),
+                            };
+                            announce(core, &event, &method, resp.url(), None);
+                            req = next;
+                            after
+                        }
+                        // A retry without a copy to send: not repeatable.
+                        (verdict, _) => {
+                            let reason = stop_reason(verdict);
+                            let detail = detail(reason, &attempt, config, replay, waiter);
+                            let outcome = Outcome {
+                                scope,
+                                method: &method,
+                                progress: &progress,
+                                signal,
+                            };
+                            return give_up(config, resp, (reason, hint, detail), outcome)
+                                .map_err(|err| fail(err, None));
                         }
                     }
                 }
                 Err(err) => {
+                    progress.bare_503 = false;
                     let err: BoxError = err.into();
                     let transient = classify::is_transient(&*err);
                     let verdict = engine.on_transport_error(ticket, received, transient, &attempt);
@@ -252,28 +318,31 @@ pub(crate) fn execute<'a, T: Transport>(
                     }
                     match (verdict, backup) {
                         (Verdict::Retry { after, reason }, Some(next)) => {
-                            tracing::debug!(
-                                %scope,
-                                http.request.resend_count = progress.attempts,
-                                ?reason,
-                                ?after,
-                                error = %err,
-                                "courteous: retrying"
-                            );
-                            notify(
-                                core,
+                            let event = WaitEvent {
                                 scope,
-                                progress.attempts,
-                                WaitCause::Retry(reason),
-                                after,
-                                None,
-                            );
+                                attempt: progress.attempts,
+                                cause: WaitCause::Retry(reason),
+                                wait: after,
+                                status: None,
+                                signal: None,
+                            };
+                            announce(core, &event, &method, next.url(), Some(&*err));
                             req = next;
                             after
                         }
-                        (verdict, _) => {
-                            tracing::debug!(%scope, attempt = progress.attempts, ?verdict, error = %err, "courteous: returning the error");
-                            return Err(Error::request(err, progress.attempts));
+                        (verdict, backup) => {
+                            let reason = stop_reason(verdict);
+                            let replay = if transient {
+                                replay
+                            } else {
+                                Err(NotRetryable::Error)
+                            };
+                            let detail =
+                                detail(reason, &attempt, config, replay, |_| Waiter::Backoff);
+                            let err = Error::request(err, progress.attempts)
+                                .with_reason(Some(reason))
+                                .with_detail(detail);
+                            return Err(fail(err, target(&backup)));
                         }
                     }
                 }
@@ -291,48 +360,111 @@ pub(crate) fn execute<'a, T: Transport>(
 fn give_up(
     config: &crate::engine::Config,
     mut resp: reqwest::Response,
-    (reason, hint): (GiveUpReason, Option<Duration>),
-    scope: &crate::engine::Scope,
-    progress: &Progress,
-    signal: Signal,
+    (reason, hint, detail): (GiveUpReason, Option<Duration>, Detail),
+    Outcome {
+        scope,
+        method,
+        progress,
+        signal,
+    }: Outcome<'_>,
 ) -> Result<reqwest::Response, Error> {
-    tracing::debug!(
-        %scope,
-        attempt = progress.attempts,
-        http.response.status_code = resp.status().as_u16(),
-        ?reason,
-        ?signal,
-        "courteous: giving up"
-    );
     resp.extensions_mut()
         .insert(report(scope, progress, signal, Some(reason)));
     match config.give_up {
-        GiveUpMode::Response => Ok(resp),
+        GiveUpMode::Response => {
+            let (status, attempts) = (resp.status(), progress.attempts);
+            log::gave_up_with_response(scope, method, resp.url(), status, attempts, reason);
+            Ok(resp)
+        }
         _ => Err(Error::gave_up(reason, progress.attempts)
             .with_retry_after(hint)
+            .with_detail(detail)
             .with_response(resp)),
     }
 }
 
-/// Tells the `on_retry` hook, if any, of a wait before `attempt + 1`;
-/// `answer`: the response that caused it, if one did.
-fn notify(
+/// What a request ends with besides its response: its scope, what it
+/// took, the last signal.
+struct Outcome<'a> {
+    scope: &'a crate::engine::Scope,
+    method: &'a Method,
+    progress: &'a Progress,
+    signal: Signal,
+}
+
+/// Why a request stops on `verdict`: the engine's reason, or, for a retry
+/// without a copy to send, that it may not be repeated.
+fn stop_reason(verdict: Verdict) -> GiveUpReason {
+    match verdict {
+        Verdict::GiveUp(reason) => reason,
+        _ => GiveUpReason::NotRetryable,
+    }
+}
+
+/// What the message of a give-up for `reason` says besides it: who set
+/// the refused wait (`waiter`), the limit it passed, why the request may
+/// not be repeated (`replay`).
+fn detail(
+    reason: GiveUpReason,
+    attempt: &Attempt,
+    config: &crate::engine::Config,
+    replay: Result<(), NotRetryable>,
+    waiter: impl Fn(Duration) -> Waiter,
+) -> Detail {
+    match reason {
+        GiveUpReason::WaitTooLong { wait } => Detail {
+            waiter: Some(waiter(wait)),
+            limit: Some(attempt.max_wait(config)),
+            not_retryable: None,
+        },
+        GiveUpReason::Deadline { wait } => Detail {
+            waiter: Some(waiter(wait)),
+            limit: attempt.deadline(config),
+            not_retryable: None,
+        },
+        GiveUpReason::NotRetryable => Detail {
+            // A request that may be repeated but had no copy left: its body
+            // could not be copied.
+            not_retryable: Some(replay.err().unwrap_or(NotRetryable::Body)),
+            ..Detail::default()
+        },
+        _ => Detail::default(),
+    }
+}
+
+/// The error of a request whose deadline passed during an attempt (which
+/// its caller dropped, cancelling it), counted as a give-up of its scope.
+fn cut(
     core: &Core,
-    scope: &crate::engine::Scope,
-    attempt: u32,
-    cause: WaitCause,
-    wait: Duration,
-    answer: Option<(http::StatusCode, &Signal)>,
+    handle: &ScopeHandle,
+    deadline: Option<Duration>,
+    progress: &Progress,
+    fail: impl FnOnce(Error, Option<Url>) -> Error,
+    url: Option<Url>,
+) -> Error {
+    core.engine.record_give_up_after_send_in(handle);
+    let limit = deadline.unwrap_or(Duration::MAX);
+    fail(Error::deadline(limit, progress.attempts), url)
+}
+
+/// Tells the log and the hooks of a wait before attempt `event.attempt + 1`:
+/// `on_wait` of every wait, `on_retry` of those before a resend. `url`: the
+/// request's; `error`: the failed attempt's, if it failed without a response.
+fn announce(
+    core: &Core,
+    event: &WaitEvent<'_>,
+    method: &Method,
+    url: &Url,
+    error: Option<&(dyn StdError + 'static)>,
 ) {
-    if let Some(hook) = &core.settings.on_retry {
-        hook(&RetryEvent {
-            scope,
-            attempt,
-            cause,
-            wait,
-            status: answer.map(|(status, _)| status),
-            signal: answer.map(|(_, signal)| signal),
-        });
+    log::waiting(event, method, url, error);
+    if let Some(hook) = &core.settings.on_wait {
+        hook(event);
+    }
+    if event.is_retry()
+        && let Some(hook) = &core.settings.on_retry
+    {
+        hook(event);
     }
 }
 

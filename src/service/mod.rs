@@ -25,6 +25,8 @@ pub(crate) mod body;
 pub(crate) mod classify;
 mod execute;
 mod layer;
+mod log;
+mod within;
 
 use std::fmt;
 use std::future::Future;
@@ -40,7 +42,7 @@ pub use layer::CourteousLayer;
 use crate::classify::SharedClassifier;
 use crate::engine::{Config, Engine, Scope, ScopeHandle, ScopeStats};
 use crate::error::{BoxError, Error};
-use crate::hooks::OnRetry;
+use crate::hooks::Hook;
 use crate::signal::SignalParser;
 
 /// How requests map to scopes.
@@ -53,7 +55,8 @@ pub(crate) struct Settings {
     pub(crate) parser: SignalParser,
     pub(crate) idempotency_keys: bool,
     pub(crate) classifier: Option<SharedClassifier>,
-    pub(crate) on_retry: Option<OnRetry>,
+    pub(crate) on_retry: Option<Hook>,
+    pub(crate) on_wait: Option<Hook>,
     /// The shared store of a fleet, when one was set.
     #[cfg(feature = "redis")]
     pub(crate) fleet: Option<crate::fleet::FleetGate>,
@@ -67,7 +70,8 @@ impl fmt::Debug for Settings {
             .field("parser", &self.parser)
             .field("idempotency_keys", &self.idempotency_keys)
             .field("classifier", &crate::classify::Debuggable(&self.classifier))
-            .field("on_retry", &self.on_retry.as_ref().map(|_| "set"));
+            .field("on_retry", &self.on_retry.as_ref().map(|_| "set"))
+            .field("on_wait", &self.on_wait.as_ref().map(|_| "set"));
         #[cfg(feature = "redis")]
         let f = f.field("fleet", &self.fleet);
         f.finish()

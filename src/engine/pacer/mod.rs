@@ -378,6 +378,12 @@ impl Pacer {
         }
     }
 
+    /// Whether a response stated the quota's limit: the pacer then knows
+    /// more than what refusals taught it.
+    pub(crate) fn reads_quota(&self) -> bool {
+        self.policy_capacity.is_some()
+    }
+
     /// Whether the quota was probed once more (`refill.rs`).
     fn probed_again(&self) -> bool {
         self.again_opened.is_some()

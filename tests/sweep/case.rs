@@ -1,0 +1,203 @@
+//! One operating point, drawn from a seed.
+
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use super::limiter::Kind;
+use super::style::{Rounding, Style};
+
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub seed: u64,
+    pub kind: Kind,
+    pub style: Style,
+    pub rounding: Rounding,
+    pub limit: u32,
+    /// The window (a bucket's time to fill; the concurrency limit's
+    /// service time), seconds.
+    pub window: f64,
+    /// Where a clock-aligned window's grid starts, seconds.
+    pub phase: f64,
+    /// The network's round trip, seconds, and its spread (each leg is
+    /// half of it, give or take `jitter` of that half).
+    pub rtt: f64,
+    pub jitter: f64,
+    /// The server's clock resolution, seconds (0: exact).
+    pub server_tick: f64,
+    /// Concurrent tasks of the client.
+    pub concurrency: usize,
+    /// The job: this many successes.
+    pub successes: u64,
+    /// The limit drops at `.0` to `.1`.
+    pub change: Option<(f64, u32)>,
+    /// Another client spends this share of the quota's rate.
+    pub other: Option<f64>,
+}
+
+fn log_uniform(rng: &mut SmallRng, lo: f64, hi: f64) -> f64 {
+    (rng.random_range(lo.ln()..hi.ln())).exp()
+}
+
+impl Case {
+    /// The case drawn from `seed`.
+    pub fn draw(seed: u64) -> Self {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let kind = Kind::ALL[rng.random_range(0..Kind::ALL.len())];
+        let styles: &[Style] = match kind {
+            // Nothing states a concurrency limit as a quota the parser
+            // reads; servers refuse with a hint or nothing.
+            Kind::Concurrency => &[
+                Style::RetryAfterSeconds,
+                Style::RetryAfterDate,
+                Style::ProblemMs,
+                Style::Bare,
+            ],
+            _ => &Style::ALL,
+        };
+        let style = styles[rng.random_range(0..styles.len())];
+        let rounding = [Rounding::Up, Rounding::Nearest, Rounding::Down][rng.random_range(0..3)];
+        let (limit, window) = if kind == Kind::Concurrency {
+            (
+                rng.random_range(1..=16u32),
+                log_uniform(&mut rng, 0.01, 2.0),
+            )
+        } else {
+            (
+                log_uniform(&mut rng, 1.0, 1000.0).round() as u32,
+                log_uniform(&mut rng, 0.1, 3600.0),
+            )
+        };
+        let phase = rng.random_range(0.0..window);
+        let rtt = if rng.random_bool(0.2) {
+            0.0
+        } else {
+            log_uniform(&mut rng, 0.0005, 0.3)
+        };
+        let jitter = if rng.random_bool(0.3) {
+            0.0
+        } else {
+            rng.random_range(0.0..0.5)
+        };
+        let server_tick = [0.0, 0.0, 0.001, 0.01][rng.random_range(0..4)];
+        let concurrency = [1, 1, 2, 4, 4, 8, 16][rng.random_range(0..7)];
+        // Three windows' worth, within what a test can afford.
+        let successes = (u64::from(limit) * 3).clamp(10, 240);
+        let quota_kind = kind != Kind::Concurrency;
+        let other = (quota_kind && rng.random_bool(0.15)).then(|| rng.random_range(0.1..0.5));
+        let change = (quota_kind && limit >= 2 && rng.random_bool(0.15))
+            .then(|| (window * rng.random_range(0.5..1.5), limit / 2));
+        Self {
+            seed,
+            kind,
+            style,
+            rounding,
+            limit,
+            window,
+            phase,
+            rtt,
+            jitter,
+            server_tick,
+            concurrency,
+            successes,
+            change,
+            other,
+        }
+    }
+
+    /// The time one unit of the quota takes to come back at its rate.
+    pub fn unit_time(&self) -> f64 {
+        self.window / f64::from(self.limit)
+    }
+}
+
+/// The operating points a user reported (issue 32's table), as cases.
+pub fn reported() -> Vec<(&'static str, Case)> {
+    let base = |seed, kind, style, limit, window: f64, concurrency, successes| Case {
+        seed,
+        kind,
+        style,
+        rounding: Rounding::Up,
+        limit,
+        window,
+        phase: 0.0,
+        rtt: 0.001,
+        jitter: 0.2,
+        server_tick: 0.0,
+        concurrency,
+        successes,
+        change: None,
+        other: None,
+    };
+    vec![
+        (
+            "concurrency 2, 200 ms service, Retry-After 1 s; c=4",
+            base(
+                1_000_001,
+                Kind::Concurrency,
+                Style::RetryAfterSeconds,
+                2,
+                0.2,
+                4,
+                30,
+            ),
+        ),
+        (
+            "fixed window 20/1 s from the first request, X-RateLimit-*, 100 ms round trip; c=4",
+            Case {
+                rtt: 0.1,
+                ..base(
+                    1_000_002,
+                    Kind::FixedWindowFirst,
+                    Style::XRateLimitEpoch,
+                    20,
+                    1.0,
+                    4,
+                    80,
+                )
+            },
+        ),
+        (
+            "token bucket 20/s, problem+json retry_after_ms only, a 10 ms server timer; c=1",
+            Case {
+                server_tick: 0.01,
+                rtt: 0.02,
+                ..base(
+                    1_000_003,
+                    Kind::TokenBucket,
+                    Style::ProblemMs,
+                    20,
+                    1.0,
+                    1,
+                    100,
+                )
+            },
+        ),
+        (
+            "token bucket 20/s, Retry-After HTTP-date only; c=1",
+            Case {
+                rtt: 0.02,
+                ..base(
+                    1_000_004,
+                    Kind::TokenBucket,
+                    Style::RetryAfterDate,
+                    20,
+                    1.0,
+                    1,
+                    100,
+                )
+            },
+        ),
+        (
+            "leaky bucket of 10 draining 5/s, used/size and Retry-After; c=1",
+            base(
+                1_000_005,
+                Kind::LeakyBucket,
+                Style::UsedSize,
+                10,
+                2.0,
+                1,
+                30,
+            ),
+        ),
+    ]
+}

@@ -1,0 +1,170 @@
+//! The operating-point sweep: seeded cases over limiter kind × limit
+//! (1–1,000) × window (100 ms – 1 h) × round trip (0–300 ms, with jitter
+//! and so reordering) × concurrency (1–16) × header style and rounding ×
+//! the server's timer × a limit that drops mid-run × another client
+//! spending the same quota. Each case runs the real tower layer over a
+//! simulated server on paused tokio time, and is judged against its floor:
+//! what a client that knows the limiter exactly could do (`oracle.rs`).
+//!
+//! `COURTEOUS_SWEEP_CASES` sets how many cases (default below),
+//! `COURTEOUS_SWEEP_SEED` the first seed; the table is printed (run with
+//! `--nocapture` to see it).
+
+mod case;
+mod client;
+mod judge;
+mod limiter;
+mod oracle;
+mod server;
+mod style;
+
+use std::sync::Mutex;
+
+use case::Case;
+use judge::Result;
+
+/// Cases a default run sweeps: enough for every kind × style row to hold
+/// a few, within a minute of a debug build on two cores.
+const DEFAULT_CASES: u64 = 400;
+
+/// Cases within bounds per kind in the default run, as measured when the
+/// kind's model last changed: a change that lowers one fails. Raise them as
+/// models land (the figures of each step are in `docs/sweep.md`).
+const WITHIN_AT_LEAST: [(limiter::Kind, usize); 7] = [
+    (limiter::Kind::TokenBucket, 22),
+    (limiter::Kind::FixedWindowAligned, 27),
+    (limiter::Kind::FixedWindowFirst, 30),
+    (limiter::Kind::SlidingLog, 45),
+    (limiter::Kind::SlidingCounter, 21),
+    (limiter::Kind::LeakyBucket, 28),
+    (limiter::Kind::Concurrency, 50),
+];
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+fn run_case(seed: u64) -> Result {
+    judge(Case::draw(seed))
+}
+
+fn judge(case: Case) -> Result {
+    let floor = oracle::floor(&case, oracle::mean_leg(&case));
+    let bound = oracle::floor(&case, oracle::shortest_leg(&case));
+    let cap = 10.0 * floor.max(case.unit_time()) + 60.0;
+    let outcome = client::run(&case, cap, 10 * case.successes + 100);
+    Result {
+        case,
+        outcome,
+        floor,
+        bound,
+    }
+}
+
+fn sweep(first: u64, cases: u64) -> Vec<Result> {
+    let next = Mutex::new(first);
+    let results = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let seed = {
+                        let mut next = next.lock().unwrap();
+                        if *next >= first + cases {
+                            return;
+                        }
+                        *next += 1;
+                        *next - 1
+                    };
+                    let result = run_case(seed);
+                    results.lock().unwrap().push(result);
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|result| result.case.seed);
+    results
+}
+
+#[test]
+fn operating_point_sweep() {
+    let first = env_number("COURTEOUS_SWEEP_SEED", 1);
+    let cases = env_number("COURTEOUS_SWEEP_CASES", DEFAULT_CASES);
+    let results = sweep(first, cases);
+    println!("{}", judge::table(&results));
+    // The oracle is a floor: no client finishes before it (else the
+    // oracle, not the client, is wrong).
+    let beaten: Vec<_> = results
+        .iter()
+        .filter(|result| result.outcome.finished && result.outcome.elapsed < result.bound - 1e-6)
+        .map(|result| (result.case.seed, result.bound, result.outcome.elapsed))
+        .collect();
+    assert!(
+        beaten.is_empty(),
+        "floors beaten (seed, floor, elapsed): {beaten:?}"
+    );
+    let by_kind = judge::within_by_kind(&results);
+    for (kind, (cases, within)) in &by_kind {
+        println!("{}: {within} of {cases} within bounds", kind.name());
+    }
+    if first == 1 && cases == DEFAULT_CASES {
+        for (kind, least) in WITHIN_AT_LEAST {
+            let within = by_kind.get(&kind).map_or(0, |(_, within)| *within);
+            assert!(
+                within >= least,
+                "{}: {within} cases within bounds, {least} before this change",
+                kind.name()
+            );
+        }
+    }
+    if std::env::var_os("COURTEOUS_SWEEP_CASES_OUT").is_some() {
+        for result in &results {
+            println!(
+                "{:?} floor {:.3} sent {} refused {} elapsed {:.3} ratio {:.2} within {}",
+                result.case,
+                result.floor,
+                result.outcome.sent,
+                result.outcome.refused,
+                result.outcome.elapsed,
+                result.ratio(),
+                result.within_bounds()
+            );
+        }
+    }
+}
+
+/// The operating points users reported, each against its floor.
+#[test]
+fn reported_operating_points() {
+    for (name, case) in case::reported() {
+        let result = judge(case);
+        println!(
+            "{name}: {} sent for {}, {:.2} s, floor {:.2} s ({:.2}x), within bounds: {}",
+            result.outcome.sent,
+            result.case.successes,
+            result.outcome.elapsed,
+            result.floor,
+            result.ratio(),
+            result.within_bounds()
+        );
+        assert!(
+            !result.outcome.finished || result.outcome.elapsed >= result.bound - 1e-6,
+            "{name}: the floor was beaten"
+        );
+        // The rows a model claims: the concurrency limit's (issue 32 asks
+        // for 1.2x its floor).
+        if result.case.kind == limiter::Kind::Concurrency {
+            assert!(
+                result.within_bounds() && result.ratio() <= 1.2,
+                "{name}: {} sent, {:.2}x the floor",
+                result.outcome.sent,
+                result.ratio()
+            );
+        }
+    }
+}
