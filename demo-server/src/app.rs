@@ -87,7 +87,7 @@ impl ServerConfig {
         self.deadline = deadline;
         self
     }
-    /// Checks in flight per replica.
+    /// Checks in flight per replica and route (each route has its own bound).
     pub fn max_in_flight(mut self, permits: usize) -> Self {
         self.max_in_flight = permits;
         self

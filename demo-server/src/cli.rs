@@ -66,7 +66,7 @@ pub struct ServeArgs {
     /// Per-check deadline, milliseconds.
     #[arg(long, default_value_t = 150)]
     pub deadline_ms: u64,
-    /// Checks in flight per replica before failing fast.
+    /// Checks in flight per replica (and per `--lab` route) before failing fast.
     #[arg(long, default_value_t = crate::limiter::Limiter::DEFAULT_MAX_IN_FLIGHT)]
     pub max_in_flight: usize,
     /// Trust the last X-Forwarded-For entry (only behind one trusted proxy).

@@ -69,10 +69,11 @@ pub struct CompareArgs {
     /// demo server's default; the original experiment's server spoke `ietf-legacy`).
     #[arg(long, value_enum, default_value_t = HeaderStyle::All)]
     pub headers: HeaderStyle,
-    /// Run the limiters experiment on the whole matrix: token bucket, both
-    /// fixed windows, the sliding log and the sliding window counter × five
-    /// header styles × c=1, 4, with four clients (about 14 minutes).
-    /// Default: the fixed windows only.
+    /// Run the limiters experiment (3b, not in the default run) on the
+    /// whole matrix: token bucket, both fixed windows, the sliding log and
+    /// the sliding window counter × five header styles × c=1, 4, with four
+    /// clients (about 14 minutes). `--only limiters` without it: the fixed
+    /// windows only.
     #[arg(long)]
     pub matrix: bool,
     /// Limit the limiters experiment to these algorithms (comma-separated;
