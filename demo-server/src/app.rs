@@ -1,10 +1,12 @@
-//! The HTTP API: `GET /` (and `/api`) rate-limited, `GET /stats`, `GET /healthz`.
+//! The HTTP API: `GET /` (and `/api`) rate-limited, `GET /api/<name>` for
+//! each named route (its own limiter), `GET /stats`, `GET /healthz`.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -14,6 +16,7 @@ use serde_json::{Value, json};
 
 use crate::identity::{ClientIdentity, IdentityConfig};
 use crate::limiter::{Limiter, Verdict};
+use crate::route::{self, Latency, RouteConfig};
 use crate::stats::{Outcome, Stats};
 use crate::{FailMode, HeaderStyle, KeySpace, Policy, Store, headers, health, problem};
 
@@ -21,12 +24,15 @@ use crate::{FailMode, HeaderStyle, KeySpace, Policy, Store, headers, health, pro
 pub const UNAVAILABLE_RETRY_AFTER: Duration = Duration::from_secs(1);
 
 /// Everything a replica needs besides the store. Defaults: header style `all`,
-/// fail open, deadline and in-flight bound of [`Limiter`], `X-Client-Id` /
-/// `X-Api-Key` identities, key space `courteous:v1`.
+/// no added latency, no named routes, fail open, deadline and in-flight
+/// bound of [`Limiter`], `X-Client-Id` / `X-Api-Key` identities, key space
+/// `courteous:v1`.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     policy: Policy,
     headers: HeaderStyle,
+    latency: Latency,
+    routes: Vec<(String, RouteConfig)>,
     fail: FailMode,
     deadline: Duration,
     max_in_flight: usize,
@@ -40,6 +46,8 @@ impl ServerConfig {
         Self {
             policy,
             headers: HeaderStyle::default(),
+            latency: Latency::default(),
+            routes: Vec::new(),
             fail: FailMode::default(),
             deadline: Limiter::DEFAULT_DEADLINE,
             max_in_flight: Limiter::DEFAULT_MAX_IN_FLIGHT,
@@ -52,6 +60,23 @@ impl ServerConfig {
         self.headers = style;
         self
     }
+    /// Latency of every answer of the default route (`/`, `/api`).
+    pub fn latency(mut self, latency: Latency) -> Self {
+        self.latency = latency;
+        self
+    }
+    /// Serve `route` at `/api/<name>` with a quota of its own (a name given
+    /// twice keeps the last).
+    pub fn route(mut self, name: &str, route: RouteConfig) -> Result<Self, crate::ConfigError> {
+        route::check_name(name)?;
+        self.routes.retain(|(n, _)| n != name);
+        self.routes.push((name.to_owned(), route));
+        Ok(self)
+    }
+    /// The named routes.
+    pub fn routes(&self) -> &[(String, RouteConfig)] {
+        &self.routes
+    }
     /// Failure policy.
     pub fn fail(mut self, fail: FailMode) -> Self {
         self.fail = fail;
@@ -62,7 +87,7 @@ impl ServerConfig {
         self.deadline = deadline;
         self
     }
-    /// Checks in flight per replica.
+    /// Checks in flight per replica and route (each route has its own bound).
     pub fn max_in_flight(mut self, permits: usize) -> Self {
         self.max_in_flight = permits;
         self
@@ -91,24 +116,55 @@ pub struct AppState {
 
 #[derive(Debug)]
 struct Shared {
-    limiter: Limiter,
-    headers: HeaderStyle,
+    default_route: Route,
+    routes: HashMap<String, Route>,
     identity: IdentityConfig,
     keys: KeySpace,
     stats: Stats,
 }
 
+/// A route being served: its limiter and how it answers.
+#[derive(Debug)]
+struct Route {
+    /// `None` for the default route; part of the keys otherwise.
+    name: Option<String>,
+    limiter: Limiter,
+    headers: HeaderStyle,
+    latency: Latency,
+}
+
 impl AppState {
     /// A replica of `config` over `store`.
     pub fn new(config: ServerConfig, store: Store) -> Self {
-        let limiter = Limiter::new(store, config.policy)
-            .fail_mode(config.fail)
-            .deadline(config.deadline)
-            .max_in_flight(config.max_in_flight);
+        let limiter = |policy: Policy| {
+            Limiter::new(store.clone(), policy)
+                .fail_mode(config.fail)
+                .deadline(config.deadline)
+                .max_in_flight(config.max_in_flight)
+        };
+        let routes = config
+            .routes
+            .iter()
+            .map(|(name, r)| {
+                let route = Route {
+                    name: Some(name.clone()),
+                    limiter: limiter(r.policy.clone()),
+                    headers: r.headers,
+                    latency: r.latency,
+                };
+                (name.clone(), route)
+            })
+            .collect();
+        let default_route = Route {
+            name: None,
+            limiter: limiter(config.policy),
+            headers: config.headers,
+            latency: config.latency,
+        };
         Self {
             inner: Arc::new(Shared {
-                limiter,
-                headers: config.headers,
+                default_route,
+                routes,
                 identity: config.identity,
                 keys: config.keys,
                 stats: Stats::default(),
@@ -121,17 +177,27 @@ impl AppState {
         &self.inner.stats
     }
 
-    /// The limiter (policy, store).
+    /// The default route's limiter (policy, store).
     pub fn limiter(&self) -> &Limiter {
-        &self.inner.limiter
+        &self.inner.default_route.limiter
     }
 
-    /// The key this replica stores a client's state under (base key; see
-    /// [`crate::RedisStore::storage_key`]).
+    /// The key this replica stores a client's state under on the default
+    /// route (base key; see [`crate::RedisStore::storage_key`]).
     pub fn key_for(&self, client_hash: &str) -> String {
-        self.inner
+        self.key_on(&self.inner.default_route, client_hash)
+    }
+
+    /// A route's key: the default route's with `:<route name>` appended.
+    fn key_on(&self, route: &Route, client_hash: &str) -> String {
+        let base = self
+            .inner
             .keys
-            .key(client_hash, self.inner.limiter.policy().algorithm())
+            .key(client_hash, route.limiter.policy().algorithm());
+        match &route.name {
+            None => base,
+            Some(name) => format!("{base}:{name}"),
+        }
     }
 }
 
@@ -140,6 +206,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/", get(limited))
         .route("/api", get(limited))
+        .route("/api/{name}", get(limited_route))
         .route("/stats", get(stats))
         .route("/healthz", get(healthz))
         .with_state(state)
@@ -150,30 +217,50 @@ async fn limited(
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     request_headers: HeaderMap,
 ) -> Response {
-    let shared = &state.inner;
-    let client = shared.identity.identify(
-        &request_headers,
+    serve_route(&state, &state.inner.default_route, peer, &request_headers).await
+}
+
+async fn limited_route(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    request_headers: HeaderMap,
+) -> Response {
+    match state.inner.routes.get(&name) {
+        Some(route) => serve_route(&state, route, peer, &request_headers).await,
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn serve_route(
+    state: &AppState,
+    route: &Route,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    request_headers: &HeaderMap,
+) -> Response {
+    let client = state.inner.identity.identify(
+        request_headers,
         peer.map(|Extension(ConnectInfo(addr))| addr.ip()),
     );
-    let Some(verdict) = check_and_count(&state, &client).await else {
+    let key = state.key_on(route, client.hash());
+    let Some(verdict) = check_and_count(state, route, key, &client).await else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     tracing::debug!(client = client.label(), ?verdict, "check");
-    let policy = shared.limiter.policy();
+    let policy = route.limiter.policy();
+    let style = route.headers;
     let mut out = HeaderMap::new();
     let (status, body) = match verdict {
         Verdict::Allowed(d) => {
-            headers::insert_rate_limit_headers(&mut out, shared.headers, policy, &d);
+            headers::insert_rate_limit_headers(&mut out, style, policy, &d);
             let body = json!({"ok": true, "client": client.label(), "remaining": d.remaining});
             (StatusCode::OK, body)
         }
         Verdict::Rejected(d) => {
-            headers::insert_rate_limit_headers(&mut out, shared.headers, policy, &d);
-            if shared.headers.has_hint() {
-                headers::insert_retry_after(&mut out, d.retry_after);
-            }
-            let ms = shared.headers.has_ms_hint().then_some(d.retry_after);
-            let body = problem::too_many_requests(ms, shared.headers.has_ietf(), policy.name());
+            headers::insert_rate_limit_headers(&mut out, style, policy, &d);
+            headers::insert_hint(&mut out, style, &d);
+            let ms = style.has_ms_hint().then_some(d.retry_after);
+            let body = problem::too_many_requests(ms, style.has_ietf(), policy.name());
             (StatusCode::TOO_MANY_REQUESTS, body)
         }
         Verdict::FailedOpen(_) => {
@@ -198,16 +285,30 @@ async fn limited(
     (status, out, Json(body)).into_response()
 }
 
-/// Check `client` and count the outcome in `/stats`, on a task of its own:
-/// when the client hangs up, axum drops the handler, but the check (already
-/// sent to the store, bounded by the deadline) still ends and is counted, so
-/// every request received has exactly one outcome. `None` only if the check
-/// panicked.
-async fn check_and_count(state: &AppState, client: &ClientIdentity) -> Option<Verdict> {
+/// Check `client` on `route`, wait the route's latency (the service time a
+/// concurrency lease is held for), give the lease back and count the
+/// outcome in `/stats`, on a task of its own: when the client hangs up,
+/// axum drops the handler, but the check (already sent to the store,
+/// bounded by the deadline) still ends, its lease is given back and it is
+/// counted, so every request received has exactly one outcome. `None` only
+/// if the task panicked.
+async fn check_and_count(
+    state: &AppState,
+    route: &Route,
+    key: String,
+    client: &ClientIdentity,
+) -> Option<Verdict> {
     let (state, client) = (state.clone(), client.clone());
+    let (limiter, latency) = (route.limiter.clone(), route.latency);
     let task = tokio::spawn(async move {
-        let key = state.key_for(client.hash());
-        let verdict = state.inner.limiter.check(&key).await;
+        let verdict = limiter.check(&key).await;
+        let pause = latency.sample();
+        if !pause.is_zero() {
+            tokio::time::sleep(pause).await;
+        }
+        if let Verdict::Allowed(decision) = &verdict {
+            limiter.release(&key, decision).await;
+        }
         state.inner.stats.record(&client, outcome(&verdict));
         verdict
     });

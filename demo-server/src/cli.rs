@@ -1,4 +1,4 @@
-//! Command line: `demo-server serve …` and `demo-server bench …`.
+//! Command line: `demo-server serve`, `bench`, `compare` and `client`.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -27,6 +27,9 @@ pub enum Command {
     /// Run the original experiment's experiments side by side: race, window edge, wasted
     /// requests per client, a herd, cost per check; table plus SVG timeline.
     Compare(crate::compare::CompareArgs),
+    /// Run one of the example clients (`examples/`) against a URL and print
+    /// what it cost the server as one JSON line (what `compare` runs).
+    Client(crate::example_clients::ClientArgs),
 }
 
 /// `demo-server serve`. Default policy: the original experiment's token bucket (docs/background.md), 20 tokens refilled 20/s.
@@ -63,7 +66,7 @@ pub struct ServeArgs {
     /// Per-check deadline, milliseconds.
     #[arg(long, default_value_t = 150)]
     pub deadline_ms: u64,
-    /// Checks in flight per replica before failing fast.
+    /// Checks in flight per replica (and per `--lab` route) before failing fast.
     #[arg(long, default_value_t = crate::limiter::Limiter::DEFAULT_MAX_IN_FLIGHT)]
     pub max_in_flight: usize,
     /// Trust the last X-Forwarded-For entry (only behind one trusted proxy).
@@ -81,6 +84,10 @@ pub struct ServeArgs {
     /// Policy name in the IETF headers.
     #[arg(long, default_value = Policy::DEFAULT_NAME)]
     pub policy_name: String,
+    /// Also serve every operating point of the lab at `/api/<name>`, each
+    /// its own limiter, header style and latency (`demo_server::lab`).
+    #[arg(long)]
+    pub lab: bool,
 }
 
 impl ServeArgs {
@@ -112,13 +119,16 @@ impl ServeArgs {
 
     /// The replica configuration these options describe.
     pub fn server_config(&self) -> Result<ServerConfig, ConfigError> {
-        Ok(ServerConfig::new(self.policy()?)
+        let points: &[crate::lab::OperatingPoint] =
+            if self.lab { &crate::lab::POINTS } else { &[] };
+        let config = ServerConfig::new(self.policy()?)
             .headers(self.headers)
             .fail(self.fail)
             .deadline(Duration::from_millis(self.deadline_ms.max(1)))
             .max_in_flight(self.max_in_flight)
             .identity(IdentityConfig::default().trust_forwarded_for(self.trust_forwarded_for))
-            .keys(KeySpace::new(&self.namespace, self.policy_version)?))
+            .keys(KeySpace::new(&self.namespace, self.policy_version)?);
+        crate::lab::mount(config, points)
     }
 }
 
@@ -188,6 +198,20 @@ mod tests {
         let policy = args.policy().unwrap();
         assert_eq!((policy.limit(), policy.window_ms()), (10, 2000));
         assert_eq!(policy.racy_gap(), Duration::from_millis(20));
+    }
+
+    #[test]
+    fn the_lab_mounts_every_operating_point() {
+        let config = serve(&["--lab"]).unwrap().server_config().unwrap();
+        assert_eq!(config.routes().len(), crate::lab::POINTS.len());
+        assert!(
+            serve(&[])
+                .unwrap()
+                .server_config()
+                .unwrap()
+                .routes()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -30,18 +30,29 @@ pub enum Algorithm {
     /// COUNTER-EXAMPLE: a bucket read with `HMGET` and written with `HSET` as separate
     /// commands (2 round trips). Concurrent requests all read the same tokens: it over-admits.
     RacyBucket,
+    /// Leaky bucket as a meter (Shopify's REST limit): a level of `used`
+    /// units draining `limit` per window; a request fits while the level
+    /// is at most `limit − 1`, in one Lua script (1 round trip).
+    LeakyBucket,
+    /// Concurrency limit: at most `limit` requests of a client in service at
+    /// once (a lease each, released when the answer leaves, expiring after
+    /// the window if it never does); the rest are refused. One Lua script
+    /// to take a lease, one `ZREM` to give it back (2 round trips).
+    Concurrency,
 }
 
 impl Algorithm {
-    /// Every algorithm, atomic ones first.
-    pub const ALL: [Algorithm; 7] = [
+    /// Every algorithm; `racy-bucket` (not atomic) is the last but one.
+    pub const ALL: [Algorithm; 9] = [
         Algorithm::TokenBucket,
         Algorithm::FixedWindow,
         Algorithm::FixedWindowLua,
         Algorithm::ClientWindow,
         Algorithm::SlidingLog,
         Algorithm::SlidingWindow,
+        Algorithm::LeakyBucket,
         Algorithm::RacyBucket,
+        Algorithm::Concurrency,
     ];
 
     /// The CLI / JSON name (`token-bucket`, …).
@@ -54,6 +65,8 @@ impl Algorithm {
             Algorithm::SlidingLog => "sliding-log",
             Algorithm::SlidingWindow => "sliding-window",
             Algorithm::RacyBucket => "racy-bucket",
+            Algorithm::LeakyBucket => "leaky-bucket",
+            Algorithm::Concurrency => "concurrency",
         }
     }
 
@@ -67,14 +80,24 @@ impl Algorithm {
     /// Redis round trips per check.
     pub fn round_trips(self) -> u32 {
         match self {
-            Algorithm::FixedWindow | Algorithm::RacyBucket => 2,
+            Algorithm::FixedWindow | Algorithm::RacyBucket | Algorithm::Concurrency => 2,
             _ => 1,
         }
     }
 
-    /// Whether the quota is a bucket (capacity refilled at a rate) rather than a window.
+    /// Whether the quota is units per time (every algorithm but
+    /// `concurrency`, whose units come back when answers leave).
+    pub fn limits_rate(self) -> bool {
+        !matches!(self, Algorithm::Concurrency)
+    }
+
+    /// Whether the quota is a bucket (capacity refilled, or a level
+    /// drained, at a rate) rather than a window.
     pub fn is_bucket(self) -> bool {
-        matches!(self, Algorithm::TokenBucket | Algorithm::RacyBucket)
+        matches!(
+            self,
+            Algorithm::TokenBucket | Algorithm::RacyBucket | Algorithm::LeakyBucket
+        )
     }
 }
 
@@ -276,7 +299,7 @@ impl KeySpace {
     }
 }
 
-fn is_safe_token(value: &str, max: usize) -> bool {
+pub(crate) fn is_safe_token(value: &str, max: usize) -> bool {
     !value.is_empty()
         && value.len() <= max
         && value
@@ -314,6 +337,14 @@ pub enum HeaderStyle {
     RetryAfter,
     /// Nothing at all: a bare 429 (its problem body carries no hint either).
     Bare,
+    /// Only the 429's problem+json body's `retry_after_ms` (exact
+    /// milliseconds to the next unit): no header at all.
+    ProblemOnly,
+    /// Only `Retry-After` as an HTTP-date (the next unit's second, rounded up).
+    HttpDate,
+    /// Shopify's `X-Shopify-Shop-Api-Call-Limit: used/size` on every answer,
+    /// and `Retry-After` (whole seconds) on a 429.
+    UsedSize,
 }
 
 impl FailMode {
@@ -336,6 +367,9 @@ impl HeaderStyle {
             HeaderStyle::All => "all",
             HeaderStyle::RetryAfter => "retry-after",
             HeaderStyle::Bare => "bare",
+            HeaderStyle::ProblemOnly => "problem-only",
+            HeaderStyle::HttpDate => "http-date",
+            HeaderStyle::UsedSize => "used-size",
         }
     }
 
@@ -348,24 +382,39 @@ impl HeaderStyle {
     ];
 
     /// Every style.
-    pub const ALL: [HeaderStyle; 6] = [
+    pub const ALL: [HeaderStyle; 9] = [
         HeaderStyle::Ietf,
         HeaderStyle::IetfLegacy,
         HeaderStyle::XRatelimit,
         HeaderStyle::All,
         HeaderStyle::RetryAfter,
         HeaderStyle::Bare,
+        HeaderStyle::ProblemOnly,
+        HeaderStyle::HttpDate,
+        HeaderStyle::UsedSize,
     ];
 
-    /// Whether a 429 says when to come back (`Retry-After` and the problem
-    /// body's `retry_after_ms`).
-    pub(crate) fn has_hint(self) -> bool {
-        !matches!(self, HeaderStyle::Bare)
+    /// Whether a 429 carries `Retry-After` in whole seconds.
+    pub(crate) fn has_retry_after_seconds(self) -> bool {
+        !matches!(
+            self,
+            HeaderStyle::Bare | HeaderStyle::ProblemOnly | HeaderStyle::HttpDate
+        )
     }
 
     /// Whether a 429's problem body carries `retry_after_ms`.
     pub(crate) fn has_ms_hint(self) -> bool {
-        !matches!(self, HeaderStyle::Bare | HeaderStyle::RetryAfter)
+        !matches!(
+            self,
+            HeaderStyle::Bare
+                | HeaderStyle::RetryAfter
+                | HeaderStyle::HttpDate
+                | HeaderStyle::UsedSize
+        )
+    }
+
+    pub(crate) fn has_used_size(self) -> bool {
+        matches!(self, HeaderStyle::UsedSize)
     }
 
     pub(crate) fn has_ietf(self) -> bool {

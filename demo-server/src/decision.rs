@@ -22,6 +22,9 @@ pub struct Decision {
     pub reset: Duration,
     /// The store's clock at the check, milliseconds since the Unix epoch.
     pub now_ms: u64,
+    /// The lease an admitted request holds under a concurrency limit, to
+    /// give back when its answer leaves ([`crate::Store::release`]).
+    pub lease: Option<u64>,
 }
 
 impl Decision {
@@ -41,6 +44,13 @@ impl Decision {
             },
             reset: Duration::from_millis(reset_ms),
             now_ms,
+            lease: None,
         }
+    }
+
+    /// This decision holding `lease` when it admitted the request.
+    pub(crate) fn with_lease(mut self, lease: u64) -> Self {
+        self.lease = self.allowed.then_some(lease);
+        self
     }
 }

@@ -51,6 +51,13 @@ pub fn insert_rate_limit_headers(
         );
         put(headers, "ratelimit-reset", reset.to_string());
     }
+    if style.has_used_size() {
+        put(
+            headers,
+            "x-shopify-shop-api-call-limit",
+            format!("{}/{}", decision.limit - decision.remaining, decision.limit),
+        );
+    }
     if style.has_x_ratelimit() {
         let reset_at_ms = decision.now_ms + decision.reset.as_millis() as u64;
         put(headers, "x-ratelimit-limit", decision.limit.to_string());
@@ -70,6 +77,25 @@ pub fn insert_rate_limit_headers(
             reset_at_ms.div_ceil(1000).to_string(),
         );
     }
+}
+
+/// A 429's hint in `style`: `Retry-After` in whole seconds, or as an
+/// HTTP-date, or none (the problem body carries `retry_after_ms` when the
+/// style has it, see [`crate::problem::too_many_requests`]).
+pub fn insert_hint(headers: &mut HeaderMap, style: HeaderStyle, decision: &Decision) {
+    if style.has_retry_after_seconds() {
+        insert_retry_after(headers, decision.retry_after);
+    } else if style == HeaderStyle::HttpDate {
+        insert_retry_after_date(headers, decision.now_ms, decision.retry_after);
+    }
+}
+
+/// `Retry-After` as an HTTP-date: the second the next unit is available in,
+/// rounded up, on the store's clock (`now_ms`).
+pub fn insert_retry_after_date(headers: &mut HeaderMap, now_ms: u64, wait: Duration) {
+    let at_ms = now_ms.saturating_add(wait.as_millis() as u64);
+    let at = std::time::UNIX_EPOCH + Duration::from_secs(at_ms.div_ceil(1000));
+    put(headers, "retry-after", httpdate::fmt_http_date(at));
 }
 
 /// `Retry-After` in whole seconds, rounded up, at least 1 (RFC 9110 §10.2.3).
@@ -97,6 +123,7 @@ mod tests {
             retry_after: Duration::from_millis(50),
             reset: Duration::from_millis(1001),
             now_ms: 1_798_761_599_500,
+            lease: None,
         }
     }
 
@@ -131,5 +158,25 @@ mod tests {
         insert_retry_after(&mut h, decision().retry_after);
         assert_eq!(h.len(), 10);
         assert_eq!(h["retry-after"], "1");
+    }
+
+    #[test]
+    fn lab_styles_say_only_their_own_hint() {
+        let policy = Policy::bucket(Algorithm::LeakyBucket, 20, 20.0).unwrap();
+        let hint = |style| {
+            let mut h = HeaderMap::new();
+            insert_rate_limit_headers(&mut h, style, &policy, &decision());
+            insert_hint(&mut h, style, &decision());
+            h
+        };
+        let h = hint(HeaderStyle::UsedSize);
+        assert_eq!(h["x-shopify-shop-api-call-limit"], "20/20");
+        assert_eq!((h["retry-after"].to_str().unwrap(), h.len()), ("1", 2));
+        // 1_798_761_599_500 + 50 ms rounds up to …600 s: 2027-01-01 00:00:00.
+        let h = hint(HeaderStyle::HttpDate);
+        assert_eq!(h["retry-after"], "Fri, 01 Jan 2027 00:00:00 GMT");
+        assert_eq!(h.len(), 1);
+        assert!(hint(HeaderStyle::ProblemOnly).is_empty());
+        assert!(hint(HeaderStyle::Bare).is_empty());
     }
 }

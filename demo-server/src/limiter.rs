@@ -104,6 +104,20 @@ impl Limiter {
         }
     }
 
+    /// Give back an admitted request's lease (a concurrency limit's), within
+    /// the deadline. A failure is only logged: the lease expires after the
+    /// policy's window anyway.
+    pub async fn release(&self, key: &str, decision: &Decision) {
+        if decision.lease.is_none() {
+            return;
+        }
+        match tokio::time::timeout(self.deadline, self.store.release(key, decision)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "releasing a lease failed"),
+            Err(_) => tracing::warn!("releasing a lease missed the deadline"),
+        }
+    }
+
     async fn try_check(&self, key: &str) -> Result<Decision, StoreError> {
         let _permit = self
             .in_flight

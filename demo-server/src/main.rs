@@ -1,4 +1,4 @@
-//! `demo-server serve` / `demo-server bench`; see `--help`.
+//! `demo-server serve` / `bench` / `compare` / `client`; see `--help`.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -12,16 +12,14 @@ use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let result = match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
         Command::Bench(args) => run_bench(args).await,
         Command::Compare(args) => run_compare(args).await,
+        // The client sets up its own logging: its stdout carries its report.
+        Command::Client(args) => demo_server::example_clients::main(args)
+            .await
+            .map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -32,7 +30,18 @@ async fn main() -> ExitCode {
     }
 }
 
+/// Logs on stderr, `info` unless `RUST_LOG` says otherwise.
+fn init_logging() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+}
+
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    init_logging();
     let config = args.server_config()?;
     let store = Store::from_url(args.redis.as_deref()).await?;
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
@@ -47,6 +56,15 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         args.headers.name(),
         args.fail.name(),
     );
+    for (name, route) in config.routes() {
+        let p = route.policy();
+        println!(
+            "demo-server: /api/{name}: {} limit {} per {:?}",
+            p.algorithm(),
+            p.limit(),
+            p.window()
+        );
+    }
     tracing::info!(store = %store.describe(), "serving");
     let state = AppState::new(config, store);
     demo_server::serve(listener, state, async {
@@ -57,6 +75,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 async fn run_bench(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
+    init_logging();
     // A throw-away redis-server, if started, lives until `local` is dropped.
     let local = LocalStore::auto(args.redis.as_deref()).await?;
     eprintln!("demo-server: bench on {}", local.describe());
@@ -85,6 +104,7 @@ async fn run_bench(args: BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
 async fn run_compare(
     args: demo_server::compare::CompareArgs,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    init_logging();
     let json = args.json;
     let report = demo_server::compare::main(args).await?;
     demo_server::compare::print(&report, json);

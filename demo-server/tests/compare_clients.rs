@@ -60,3 +60,22 @@ fn retry_after_only_is_polite_without_pacing() {
         "client ids never collide"
     );
 }
+
+#[test]
+fn every_client_is_a_subcommand_of_this_binary() {
+    use clap::Parser;
+    use demo_server::cli::{Cli, Command};
+    for kind in ClientKind::ALL {
+        let argv = [
+            "demo-server",
+            "client",
+            kind.subcommand(),
+            "--successes",
+            "3",
+        ]
+        .into_iter()
+        .chain(kind.extra_args().iter().copied());
+        let parsed = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        assert!(matches!(parsed.command, Command::Client(_)), "{kind:?}");
+    }
+}

@@ -16,7 +16,6 @@ async fn race_and_window_edge_reproduce_the_seed() {
         redis: None,
         json: false,
         svg: None,
-        skip_build: true,
         headers: HeaderStyle::All,
         matrix: false,
         algorithms: Vec::new(),
@@ -24,7 +23,10 @@ async fn race_and_window_edge_reproduce_the_seed() {
         concurrency: Vec::new(),
         only: vec![Experiment::Race, Experiment::Edge],
     };
-    let report = compare::main(args).await.expect("comparison runs");
+    let program = compare::clients::ClientProgram::at(env!("CARGO_BIN_EXE_demo-server").into());
+    let report = compare::run_with(args, program)
+        .await
+        .expect("comparison runs");
     assert!(
         report.store.starts_with("redis at 127.0.0.1:"),
         "{}",

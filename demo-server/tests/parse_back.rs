@@ -84,7 +84,11 @@ async fn check_style(backend: &Backend, style: HeaderStyle) {
             assert_eq!(quota.source(), QuotaSource::XRateLimit);
             assert_eq!(body["type"], RATE_LIMITED);
         }
-        HeaderStyle::RetryAfter | HeaderStyle::Bare => unreachable!("styles with a quota only"),
+        HeaderStyle::RetryAfter
+        | HeaderStyle::Bare
+        | HeaderStyle::ProblemOnly
+        | HeaderStyle::HttpDate
+        | HeaderStyle::UsedSize => unreachable!("styles with a quota only"),
         HeaderStyle::All => {
             assert!(!signal.policies().is_empty());
             for p in signal.policies() {

@@ -7,7 +7,9 @@
 //! (see [`crate::Decision`]).
 
 pub(crate) mod client_window;
+pub mod concurrency;
 pub(crate) mod fixed_window;
+pub(crate) mod leaky_bucket;
 pub(crate) mod sliding_log;
 pub(crate) mod sliding_window;
 pub(crate) mod token_bucket;
@@ -25,3 +27,7 @@ pub const FIXED_WINDOW_LUA: &str = include_str!("fixed_window.lua");
 pub const SLIDING_LOG_LUA: &str = include_str!("sliding_log.lua");
 /// Lua source of `sliding-window`.
 pub const SLIDING_WINDOW_LUA: &str = include_str!("sliding_window.lua");
+/// Lua source of `leaky-bucket`.
+pub const LEAKY_BUCKET_LUA: &str = include_str!("leaky_bucket.lua");
+/// Lua source of `concurrency` (taking a lease; `ZREM` gives it back).
+pub const CONCURRENCY_LUA: &str = include_str!("concurrency.lua");

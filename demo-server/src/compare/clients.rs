@@ -1,5 +1,6 @@
-//! The example clients as child processes: build them once, run one with the
-//! comparison's arguments, read the JSON report it prints as its last line.
+//! The example clients as child processes: `demo-server client NAME …` (this
+//! same executable, see [`crate::example_clients`]), run with the
+//! comparison's arguments; the JSON report it prints as its last line is read.
 //!
 //! Interface (issue 3): `--url URL --successes N [--concurrency C]
 //! [--client-id ID]`, `polite` also `--no-pacing`; last stdout line
@@ -46,12 +47,22 @@ impl ClientKind {
         ClientKind::Courteous,
     ];
 
-    /// The example binary.
+    /// The example it runs (`examples/<name>.rs`).
     pub fn example(self) -> &'static str {
         match self {
             ClientKind::Naive => "naive",
             ClientKind::FixedDelay => "fixed_delay",
             ClientKind::RetryAfterSeconds => "retry_after_seconds",
+            ClientKind::RetryAfterOnly | ClientKind::Courteous => "polite",
+        }
+    }
+
+    /// Its name for `demo-server client`.
+    pub fn subcommand(self) -> &'static str {
+        match self {
+            ClientKind::Naive => "naive",
+            ClientKind::FixedDelay => "fixed-delay",
+            ClientKind::RetryAfterSeconds => "retry-after-seconds",
             ClientKind::RetryAfterOnly | ClientKind::Courteous => "polite",
         }
     }
@@ -146,18 +157,27 @@ pub struct ClientRun {
     pub extra_args: Vec<String>,
 }
 
-/// Where the example binaries are and how to build them.
+/// The executable that runs the clients (`PROGRAM client NAME …`), and
+/// where the comparison writes its timeline by default.
 #[derive(Debug, Clone)]
-pub struct Examples {
-    workspace: PathBuf,
+pub struct ClientProgram {
+    program: PathBuf,
     target_dir: PathBuf,
 }
 
-impl Examples {
-    /// The workspace this binary was built from, and its target directory:
-    /// `CARGO_TARGET_DIR`, else the one holding this executable
-    /// (`target/release/demo-server`), else `<workspace>/target`.
-    pub fn locate() -> Self {
+impl ClientProgram {
+    /// This executable (`target/release/demo-server`): no build step. The
+    /// target directory is `CARGO_TARGET_DIR`, else the one holding this
+    /// executable, else `<workspace>/target`.
+    pub fn this_executable() -> Result<Self, CompareError> {
+        let program = std::env::current_exe()
+            .map_err(|e| CompareError::setup(format!("cannot locate this executable: {e}")))?;
+        Ok(Self::at(program))
+    }
+
+    /// The `demo-server` executable at `program` (tests pass
+    /// `env!("CARGO_BIN_EXE_demo-server")`).
+    pub fn at(program: PathBuf) -> Self {
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .unwrap_or(Path::new("."))
@@ -165,8 +185,7 @@ impl Examples {
         let target_dir = std::env::var_os("CARGO_TARGET_DIR")
             .map(PathBuf::from)
             .or_else(|| {
-                let exe = std::env::current_exe().ok()?;
-                let mut dir = exe.parent()?;
+                let mut dir = program.parent()?;
                 if dir.file_name().is_some_and(|n| n == "deps") {
                     dir = dir.parent()?;
                 }
@@ -174,92 +193,44 @@ impl Examples {
             })
             .unwrap_or_else(|| workspace.join("target"));
         Self {
-            workspace,
+            program,
             target_dir,
         }
     }
 
-    /// The target directory the examples are built into.
+    /// The target directory the timeline goes to by default.
     pub fn target_dir(&self) -> &Path {
         &self.target_dir
     }
 
-    /// Examples whose source exists in the workspace.
-    pub fn sources(&self) -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = ClientKind::ALL.iter().map(|k| k.example()).collect();
-        names.dedup();
-        names
-            .into_iter()
-            .filter(|n| {
-                self.workspace
-                    .join("examples")
-                    .join(format!("{n}.rs"))
-                    .is_file()
-            })
-            .collect()
+    /// The executable.
+    pub fn program(&self) -> &Path {
+        &self.program
     }
+}
 
-    /// The release binary of `example`, if built.
-    pub fn binary(&self, example: &str) -> Option<PathBuf> {
-        let path = self
-            .target_dir
-            .join("release")
-            .join("examples")
-            .join(format!("{example}{}", std::env::consts::EXE_SUFFIX));
-        path.is_file().then_some(path)
-    }
-
-    /// The build command line, for the progress message.
-    pub fn build_command(&self, examples: &[&str]) -> (PathBuf, Vec<String>) {
-        let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
-        let mut args = vec![
-            "build".to_owned(),
-            "--release".to_owned(),
-            "--manifest-path".to_owned(),
-            self.workspace.join("Cargo.toml").display().to_string(),
-            "-p".to_owned(),
-            "courteous".to_owned(),
-            "--target-dir".to_owned(),
-            self.target_dir.display().to_string(),
-            // The herd's fleet rows run `polite --fleet-redis`.
-            "--features".to_owned(),
-            "redis".to_owned(),
-        ];
-        for example in examples {
-            args.push("--example".to_owned());
-            args.push((*example).to_owned());
-        }
-        (cargo, args)
-    }
-
-    /// Build `examples` in release mode (cargo's own output goes to stderr).
-    pub async fn build(&self, examples: &[&str]) -> Result<(), CompareError> {
-        let (cargo, args) = self.build_command(examples);
-        let status = Command::new(&cargo)
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::inherit())
-            .stderr(Stdio::inherit())
-            .status()
-            .await
-            .map_err(|e| CompareError::build(format!("cannot run {}: {e}", cargo.display())))?;
-        if !status.success() {
-            return Err(CompareError::build(format!(
-                "building the example clients failed ({status})"
-            )));
-        }
-        Ok(())
+/// [`run`], as a row keeps it: the report, or why there is none.
+pub async fn try_run(
+    program: &ClientProgram,
+    kind: ClientKind,
+    run_args: &ClientRun,
+) -> (Option<ClientReport>, Option<String>) {
+    match run(program, kind, run_args).await {
+        Ok(report) => (Some(report), None),
+        Err(e) => (None, Some(e.to_string())),
     }
 }
 
 /// Run one client to completion (killed after [`CLIENT_TIMEOUT`]).
 pub async fn run(
-    binary: &Path,
+    program: &ClientProgram,
     kind: ClientKind,
     run: &ClientRun,
 ) -> Result<ClientReport, CompareError> {
-    let mut command = Command::new(binary);
+    let mut command = Command::new(program.program());
     command
+        .arg("client")
+        .arg(kind.subcommand())
         .arg("--url")
         .arg(&run.url)
         .arg("--successes")
@@ -275,9 +246,9 @@ pub async fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    let child = command
-        .spawn()
-        .map_err(|e| CompareError::client(format!("cannot start {}: {e}", binary.display())))?;
+    let child = command.spawn().map_err(|e| {
+        CompareError::client(format!("cannot start {}: {e}", program.program().display()))
+    })?;
     let output = tokio::time::timeout(CLIENT_TIMEOUT, child.wait_with_output())
         .await
         .map_err(|_| {

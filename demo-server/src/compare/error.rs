@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// The comparison failed: a build, a client process, a replica or the store.
+/// The comparison failed: a client process, a replica or the store.
 #[derive(Debug)]
 pub struct CompareError {
     message: String,
@@ -11,18 +11,11 @@ pub struct CompareError {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    Build,
     Client,
     Setup,
 }
 
 impl CompareError {
-    pub(crate) fn build(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            kind: Kind::Build,
-        }
-    }
     pub(crate) fn client(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
@@ -36,10 +29,6 @@ impl CompareError {
         }
     }
 
-    /// Building the example clients failed.
-    pub fn is_build(&self) -> bool {
-        self.kind == Kind::Build
-    }
     /// An example client failed, timed out or printed no report.
     pub fn is_client(&self) -> bool {
         self.kind == Kind::Client

@@ -1,20 +1,24 @@
 //! `demo-server compare`: the original experiment's experiments (docs/background.md)
-//! in one command, with the example clients as separate processes, and an
+//! in one command, with the example clients as separate processes of this
+//! same executable (`demo-server client …`, nothing more to build), and an
 //! SVG timeline of what each client cost the server.
 //!
+//! 0. operating points (the headline): the polite client beside the
+//!    "Retry-After seconds" reference on every point of the lab
+//!    ([`crate::lab::POINTS`]), each against its floor ([`floor`]);
 //! 1. race: 50 concurrent requests at a bucket of 20, racy vs Lua bucket;
 //! 2. window edge: fixed window vs sliding log vs sliding window counter;
 //! 3. wasted requests: naive, fixed 50 ms, Retry-After seconds (the seed's
 //!    reference), Retry-After ms, courteous
 //!    defaults — at concurrency 1 and 4 and across 3 replicas;
 //!
-//!    3b. the same job on every kind of limiter (fixed windows aligned to
-//!    the clock or opened by the first request; `--matrix`: token bucket,
-//!    sliding log, sliding window counter, every header style), against
-//!    each algorithm's floor;
-//! 4. herds of 10, 30 and 100 polite processes on one client id, each
-//!    learning alone and sharing a fleet store, and a fleet whose Redis is
-//!    stopped mid-run;
+//!    3b. (`--only limiters`, not in the default run) the same job on every
+//!    kind of limiter (fixed windows aligned to the clock or opened by the
+//!    first request; `--matrix`: token bucket, sliding log, sliding window
+//!    counter, every header style), against each algorithm's floor;
+//! 4. herds of 10 polite processes on one client id, each learning alone
+//!    and sharing a fleet store (`--only herd`: also 30 and 100, and a
+//!    fleet whose Redis is stopped mid-run);
 //! 5. the cost of one check per algorithm.
 //!
 //! Quotas live in Redis when `REDIS_URL` is set or `redis-server` is on `PATH`
@@ -24,6 +28,7 @@
 pub mod clients;
 mod error;
 pub mod experiments;
+pub mod floor;
 mod herd_targets;
 pub mod proxy;
 pub mod recorder;
@@ -43,7 +48,7 @@ pub use error::CompareError;
 pub use report::{CompareReport, Target};
 
 use crate::local_store::LocalStore;
-use clients::Examples;
+use clients::ClientProgram;
 use experiments::Lab;
 use timeline::Lane;
 
@@ -60,17 +65,15 @@ pub struct CompareArgs {
     /// Where to write the SVG timeline [default: <target dir>/compare-timeline.svg].
     #[arg(long)]
     pub svg: Option<PathBuf>,
-    /// Do not build the example clients (use the release binaries already built).
-    #[arg(long)]
-    pub skip_build: bool,
     /// Header dialect of the replicas (default: every dialect at once, the
     /// demo server's default; the original experiment's server spoke `ietf-legacy`).
     #[arg(long, value_enum, default_value_t = HeaderStyle::All)]
     pub headers: HeaderStyle,
-    /// Run the limiters experiment on the whole matrix: token bucket, both
-    /// fixed windows, the sliding log and the sliding window counter × five
-    /// header styles × c=1, 4, with four clients (about 14 minutes).
-    /// Default: the fixed windows only.
+    /// Run the limiters experiment (3b, not in the default run) on the
+    /// whole matrix: token bucket, both fixed windows, the sliding log and
+    /// the sliding window counter × five header styles × c=1, 4, with four
+    /// clients (about 14 minutes). `--only limiters` without it: the fixed
+    /// windows only.
     #[arg(long)]
     pub matrix: bool,
     /// Limit the limiters experiment to these algorithms (comma-separated;
@@ -91,13 +94,15 @@ pub struct CompareArgs {
 /// The experiments, for `--only`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Experiment {
+    /// 0. Operating points.
+    Grid,
     /// 1. Racy vs atomic bucket.
     Race,
     /// 2. Window edge.
     Edge,
     /// 3. Wasted requests.
     Waste,
-    /// 3b. Every kind of limiter.
+    /// 3b. Every kind of limiter (not in the default run).
     Limiters,
     /// 4. Herd of polite processes.
     Herd,
@@ -106,38 +111,48 @@ pub enum Experiment {
 }
 
 impl CompareArgs {
+    /// Whether `experiment` runs: those named by `--only`, else all but 3b
+    /// (also run by `--matrix` and its filters).
     fn runs(&self, experiment: Experiment) -> bool {
-        self.only.is_empty() || self.only.contains(&experiment)
+        if !self.only.is_empty() {
+            return self.only.contains(&experiment);
+        }
+        experiment != Experiment::Limiters
+            || self.matrix
+            || !self.algorithms.is_empty()
+            || !self.styles.is_empty()
     }
 }
 
-/// Build the clients, run the experiments, write the timeline, print the
-/// result (table, or JSON with `--json`).
+/// Run the experiments with this executable as the clients' program, write
+/// the timeline, return the result.
 pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
-    let examples = Examples::locate();
-    let needs_clients = args.runs(Experiment::Waste)
-        || args.runs(Experiment::Limiters)
-        || args.runs(Experiment::Herd);
-    if needs_clients && !args.skip_build {
-        let sources = examples.sources();
-        let (cargo, build_args) = examples.build_command(&sources);
-        eprintln!(
-            "compare: building the example clients once: {} {}",
-            cargo.display(),
-            build_args.join(" ")
-        );
-        examples.build(&sources).await?;
-    }
+    run_with(args, ClientProgram::this_executable()?).await
+}
+
+/// [`main`], the clients run by `clients` (`PROGRAM client NAME …`).
+pub async fn run_with(
+    args: CompareArgs,
+    clients: ClientProgram,
+) -> Result<CompareReport, CompareError> {
     let local = LocalStore::auto(args.redis.as_deref()).await?;
     eprintln!("compare: store: {}", local.describe());
     let store = local.connect().await?.describe();
-    let lab = Lab::new(local, examples, args.headers);
+    let lab = Lab::new(local, clients, args.headers);
     let started = Instant::now();
     let mut report = CompareReport {
         store,
         headers: args.headers,
         ..CompareReport::default()
     };
+    if args.runs(Experiment::Grid) {
+        lab.progress(format!(
+            "0/5 operating points: {} points × {} clients, about 2-3 s each (one 10 s window)",
+            crate::lab::POINTS.len(),
+            experiments::grid::CLIENTS.len()
+        ));
+        report.grid = experiments::grid::run(&lab, &crate::lab::POINTS).await?;
+    }
     if args.runs(Experiment::Race) {
         lab.progress("1/5 race: 50 concurrent requests at a bucket of 20, three runs each");
         report.race = experiments::race::run(&lab).await?;
@@ -165,8 +180,13 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
         report.limiters = experiments::limiters::run(&lab, &selection).await?;
     }
     if args.runs(Experiment::Herd) {
-        lab.progress("4/5 herds: 10, 30, 100 polite processes on one client id, local and fleet");
-        let herds = experiments::herd::run(&lab).await?;
+        let all = args.only.contains(&Experiment::Herd);
+        lab.progress(if all {
+            "4/5 herds: 10, 30, 100 polite processes on one client id, local and fleet"
+        } else {
+            "4/5 herds: 10 polite processes on one client id, local and fleet"
+        });
+        let herds = experiments::herd::run(&lab, all).await?;
         report.herd = herds.rows;
         report.fleet_cost = herds.fleet_cost;
         report.fleet_skipped = herds.fleet_skipped;
@@ -177,11 +197,15 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
     }
     report.seconds = started.elapsed().as_secs_f64();
     report.evaluate();
-    if !report.waste.is_empty() || !report.limiters.is_empty() || !report.herd.is_empty() {
+    if !report.grid.is_empty()
+        || !report.waste.is_empty()
+        || !report.limiters.is_empty()
+        || !report.herd.is_empty()
+    {
         let path = args
             .svg
             .clone()
-            .unwrap_or_else(|| lab.examples.target_dir().join("compare-timeline.svg"));
+            .unwrap_or_else(|| lab.clients.target_dir().join("compare-timeline.svg"));
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
@@ -193,9 +217,28 @@ pub async fn main(args: CompareArgs) -> Result<CompareReport, CompareError> {
     Ok(report)
 }
 
-/// The timeline of experiment 3 (and the herd), from what the proxy recorded.
+/// The timeline of the operating points, experiment 3 (and 3b, the herd),
+/// from what the proxy recorded.
 fn timeline_svg(lab: &Lab, report: &CompareReport) -> String {
     let mut lanes = Vec::new();
+    for row in &report.grid {
+        let note = match (&row.report, row.floor_ms) {
+            (Some(r), Some(floor)) => format!(
+                "{} {} {} ms c={} · sent {} of N+C {} · {:.2} s, floor {:.2} s ({:.2}×)",
+                row.point.name,
+                row.point.limit_label(),
+                row.point.latency_ms,
+                row.point.concurrency,
+                r.sent,
+                row.max_sent(),
+                r.elapsed_ms as f64 / 1000.0,
+                floor as f64 / 1000.0,
+                row.ratio.unwrap_or(0.0)
+            ),
+            _ => format!("{} · no result", row.point.name),
+        };
+        lanes.push(lane(lab, &row.client_id, row.client.label(), note));
+    }
     for row in &report.waste {
         let note = match &row.report {
             Some(r) => format!(
@@ -239,7 +282,7 @@ fn timeline_svg(lab: &Lab, report: &CompareReport) -> String {
     timeline::render(
         "What each client cost the server: requests per 100 ms",
         &format!(
-            "token bucket of {} refilled {}/s, headers {}, {} successes needed per client; store: {}",
+            "operating points: each its own limiter and job (see the notes); the rest: token bucket of {} refilled {}/s, headers {}, {} successes needed per client; store: {}",
             experiments::waste::CAPACITY,
             experiments::waste::RATE,
             report::header_style_name(report.headers),

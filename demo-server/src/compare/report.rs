@@ -11,6 +11,7 @@ use super::clients::ClientKind;
 use super::experiments::cost::CostResult;
 use super::experiments::edge::EdgeRow;
 use super::experiments::fleet_cost::FleetCost;
+use super::experiments::grid::GridRow;
 use super::experiments::herd::HerdRow;
 use super::experiments::limiters::LimiterRow;
 use super::experiments::race::RaceRow;
@@ -23,8 +24,10 @@ pub struct CompareReport {
     pub store: String,
     /// The replicas' header dialect.
     pub headers: HeaderStyle,
-    /// Seconds the experiments took (the build excluded).
+    /// Seconds the experiments took.
     pub seconds: f64,
+    /// Experiment 0: the operating points.
+    pub grid: Vec<GridRow>,
     /// Experiment 1.
     pub race: Vec<RaceRow>,
     /// Experiment 2.
@@ -281,6 +284,7 @@ impl fmt::Display for CompareReport {
             header_style_name(self.headers),
             self.seconds
         )?;
+        super::tables::grid(f, &self.grid)?;
         super::tables::race(f, &self.race)?;
         super::tables::edge(f, &self.edge)?;
         super::tables::waste(f, &self.waste)?;

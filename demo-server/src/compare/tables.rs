@@ -2,9 +2,11 @@
 
 use std::fmt::{self, Write};
 
+use super::clients::ClientKind;
 use super::experiments::cost::CostResult;
 use super::experiments::edge::EdgeRow;
 use super::experiments::fleet_cost::FleetCost;
+use super::experiments::grid::{FLOOR_FACTOR, GridRow};
 use super::experiments::herd::HerdRow;
 use super::experiments::limiters::{LIMIT, LimiterRow, WINDOW_MS};
 use super::experiments::race::{RACY_GAP, RaceRow};
@@ -13,6 +15,82 @@ use super::seed;
 
 fn heading(f: &mut fmt::Formatter<'_>, title: &str) -> fmt::Result {
     writeln!(f, "\n{title}")
+}
+
+/// Experiment 0: the operating points, then courteous's rows named (above
+/// [`FLOOR_FACTOR`] × the floor, more than N + C sent, stopped short).
+pub fn grid(f: &mut fmt::Formatter<'_>, rows: &[GridRow]) -> fmt::Result {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    heading(
+        f,
+        "0. operating points: N successes per client, each point its own route, fresh quota per run",
+    )?;
+    writeln!(
+        f,
+        "  {:<20} {:<14} {:<14} {:<12} {:>6} {:>2} {:>4}  {:<20} {:>5} {:>4} {:>8} {:>8} {:>6}",
+        "point",
+        "algorithm",
+        "limit",
+        "headers",
+        "rtt",
+        "C",
+        "N",
+        "client",
+        "sent",
+        "ok",
+        "elapsed",
+        "floor",
+        "×floor"
+    )?;
+    for r in rows {
+        let p = &r.point;
+        let mut line = format!(
+            "  {:<20} {:<14} {:<14} {:<12} {:>3} ms {:>2} {:>4}  {:<20}",
+            p.name,
+            p.algorithm.name(),
+            p.limit_label(),
+            p.headers.name(),
+            p.latency_ms,
+            p.concurrency,
+            p.successes,
+            r.client.label()
+        );
+        match (&r.report, r.floor_ms) {
+            (Some(c), Some(floor)) => {
+                let _ = write!(
+                    line,
+                    " {:>5} {:>4} {:>6.2} s {:>6.2} s {:>6}",
+                    c.sent,
+                    c.ok,
+                    c.elapsed_ms as f64 / 1000.0,
+                    floor as f64 / 1000.0,
+                    r.ratio.map_or("-".to_owned(), |x| format!("{x:.2}"))
+                );
+            }
+            _ => {
+                let _ = write!(line, "  {}", r.error.as_deref().unwrap_or("no result"));
+            }
+        }
+        writeln!(f, "{line}")?;
+    }
+    let named: Vec<_> = rows
+        .iter()
+        .filter(|r| r.client == ClientKind::Courteous)
+        .filter_map(|r| Some((r, r.named()?)))
+        .collect();
+    let heading = format!(
+        "  courteous rows above {FLOOR_FACTOR}× the floor, with more than N + C sent, or short of N"
+    );
+    if named.is_empty() {
+        return writeln!(f, "{heading}: none");
+    }
+    writeln!(f, "{heading}:")?;
+    for (r, why) in named {
+        writeln!(f, "    {}: {why}", r.point.name)?;
+    }
+    Ok(())
 }
 
 /// Experiment 1.

@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::algorithms::client_window::{self, Opened};
+use crate::algorithms::concurrency::{self, Leases};
+use crate::algorithms::leaky_bucket::{self, Level};
 use crate::algorithms::sliding_window::{self, Counters};
 use crate::algorithms::token_bucket::{self, Bucket};
 use crate::algorithms::{Parts, fixed_window, sliding_log};
@@ -42,6 +44,8 @@ enum State {
     Opened(Opened),
     Log(VecDeque<f64>),
     Sliding(Counters),
+    Level(Level),
+    Leases(Leases),
 }
 
 impl Inner {
@@ -109,12 +113,31 @@ impl MemoryStore {
         let parts = match policy.algorithm() {
             Algorithm::FixedWindow => self.fixed_window_incr_then_expire(key, limit, window).await,
             Algorithm::RacyBucket => self.racy_bucket(policy, key).await,
-            _ => self.atomic(policy, key),
+            Algorithm::Concurrency => {
+                let lease = rand::random::<u64>();
+                let parts = self.atomic(policy, key, lease);
+                return Ok(Decision::from_parts(limit, parts).with_lease(lease));
+            }
+            _ => self.atomic(policy, key, 0),
         };
         Ok(Decision::from_parts(limit, parts))
     }
 
-    fn atomic(&self, policy: &Policy, key: &str) -> Parts {
+    /// Give back a concurrency lease (nothing if it expired).
+    pub fn release(&self, key: &str, lease: u64) {
+        let mut inner = self.lock();
+        if let Some(Entry {
+            state: State::Leases(leases),
+            ..
+        }) = inner.entries.get_mut(key)
+        {
+            concurrency::release(leases, lease);
+        }
+    }
+
+    /// One atomic check; `lease` is the id a concurrency limit's admitted
+    /// request holds (ignored by the other algorithms).
+    fn atomic(&self, policy: &Policy, key: &str, lease: u64) -> Parts {
         let (limit, window) = (policy.limit(), policy.window_ms());
         let now = now_ms();
         let mut inner = self.lock();
@@ -165,6 +188,29 @@ impl MemoryStore {
                 let parts = sliding_log::take(&mut log, limit, window, now);
                 if let Some(&newest) = log.back() {
                     inner.put(key, State::Log(log), newest + window as f64);
+                }
+                parts
+            }
+            Algorithm::LeakyBucket => {
+                let old = match state {
+                    Some(State::Level(l)) => Some(*l),
+                    _ => None,
+                };
+                let (level, parts) = leaky_bucket::take(old, limit, window, now);
+                if let Some(level) = level {
+                    let expires = now + leaky_bucket::ttl_ms(window) as f64;
+                    inner.put(key, State::Level(level), expires);
+                }
+                parts
+            }
+            Algorithm::Concurrency => {
+                let mut leases = match inner.entries.remove(key).map(|e| e.state) {
+                    Some(State::Leases(leases)) => leases,
+                    _ => Leases::new(),
+                };
+                let parts = concurrency::take(&mut leases, limit, window, lease, now);
+                if !leases.is_empty() {
+                    inner.put(key, State::Leases(leases), now + window as f64);
                 }
                 parts
             }

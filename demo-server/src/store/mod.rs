@@ -61,6 +61,21 @@ impl Store {
         }
     }
 
+    /// Give back `decision`'s lease, if it holds one (a concurrency limit's
+    /// admitted request, once its answer leaves).
+    pub async fn release(&self, key: &str, decision: &Decision) -> Result<(), StoreError> {
+        let Some(lease) = decision.lease else {
+            return Ok(());
+        };
+        match self {
+            Store::Redis(r) => r.release(key, lease).await,
+            Store::Memory(m) => {
+                m.release(key, lease);
+                Ok(())
+            }
+        }
+    }
+
     /// The store's clock in milliseconds since the Unix epoch (Redis `TIME`).
     pub async fn now_ms(&self) -> Result<u64, StoreError> {
         match self {

@@ -15,7 +15,7 @@ use redis::cluster::ClusterClient;
 use redis::cluster_async::ClusterConnection;
 use redis::{AsyncCommands, Cmd, Pipeline, RedisFuture, Script, Value};
 
-use crate::algorithms::{self, Parts, fixed_window, token_bucket};
+use crate::algorithms::{self, Parts, concurrency, fixed_window, token_bucket};
 use crate::{Algorithm, Decision, Policy, StoreError};
 
 /// A connection to one Redis (reconnecting, multiplexed) or to a Redis
@@ -76,6 +76,8 @@ struct Scripts {
     client_window: Script,
     sliding_log: Script,
     sliding_window: Script,
+    leaky_bucket: Script,
+    concurrency: Script,
 }
 
 impl fmt::Debug for RedisStore {
@@ -124,6 +126,8 @@ impl RedisStore {
                 client_window: Script::new(algorithms::CLIENT_WINDOW_LUA),
                 sliding_log: Script::new(algorithms::SLIDING_LOG_LUA),
                 sliding_window: Script::new(algorithms::SLIDING_WINDOW_LUA),
+                leaky_bucket: Script::new(algorithms::LEAKY_BUCKET_LUA),
+                concurrency: Script::new(algorithms::CONCURRENCY_LUA),
             }),
             address,
         }
@@ -171,6 +175,18 @@ impl RedisStore {
                     .invoke_async(&mut con)
                     .await?,
             )?,
+            Algorithm::LeakyBucket => to_parts(
+                script(&self.scripts.leaky_bucket)
+                    .invoke_async(&mut con)
+                    .await?,
+            )?,
+            Algorithm::Concurrency => {
+                let lease = rand::random::<u64>();
+                let mut invocation = script(&self.scripts.concurrency);
+                invocation.arg(lease).arg(concurrency::RETRY_MS);
+                let parts = to_parts(invocation.invoke_async(&mut con).await?)?;
+                return Ok(Decision::from_parts(limit, parts).with_lease(lease));
+            }
             Algorithm::FixedWindow => {
                 fixed_window_incr_then_expire(&mut con, key, limit, window).await?
             }
@@ -179,6 +195,13 @@ impl RedisStore {
             }
         };
         Ok(Decision::from_parts(limit, parts))
+    }
+
+    /// Give back the lease of an admitted request (`ZREM`; concurrency only).
+    pub async fn release(&self, key: &str, lease: u64) -> Result<(), StoreError> {
+        let mut con = self.connection.clone();
+        let _: u64 = con.zrem(key, lease).await?;
+        Ok(())
     }
 
     /// Redis `TIME` in milliseconds.

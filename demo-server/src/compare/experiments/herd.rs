@@ -3,7 +3,8 @@
 //! [`SIZES`] processes each learning alone (the local engine) and sharing
 //! through a fleet store on its own throw-away Redis (`polite
 //! --fleet-redis`); then a fleet herd whose Redis is stopped (`SIGSTOP`)
-//! [`STOP_AFTER`] into the run and stays stopped until it ends.
+//! [`STOP_AFTER`] into the run and stays stopped until it ends. The default
+//! `compare` run has only the herds of 10 (`--only herd`: all of them).
 //!
 //! Per herd: what it cost (sent, wasted) and how much of the quota it used,
 //! `ok / (capacity + rate × elapsed)`, elapsed running from the herd's first
@@ -15,7 +16,7 @@ use serde::Serialize;
 use tokio::task::JoinSet;
 
 use super::super::CompareError;
-use super::super::clients::{self, ClientKind, ClientRun, FleetCalls};
+use super::super::clients::{self, ClientKind, ClientProgram, ClientRun, FleetCalls};
 use super::super::proxy::RoundRobinProxy;
 use super::Lab;
 use super::fleet_cost::{self, FleetCost};
@@ -94,13 +95,10 @@ pub struct HerdResults {
     pub fleet_skipped: Option<String>,
 }
 
-/// Run the herds; empty when the polite example is not built.
-pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
+/// Run the herds: of every size and the stopped-Redis one when `all`, else
+/// only the first size's.
+pub async fn run(lab: &Lab, all: bool) -> Result<HerdResults, CompareError> {
     let mut out = HerdResults::default();
-    let Some(binary) = lab.examples.binary(ClientKind::Courteous.example()) else {
-        lab.progress("herd: skipped: example `polite` not built");
-        return Ok(out);
-    };
     let replicas = lab.replicas(&policy()?, 1).await?;
     let proxy = RoundRobinProxy::spawn(vec![replicas[0].url()], lab.recorder.clone()).await?;
     let url = format!("{}/", proxy.url());
@@ -115,10 +113,11 @@ pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
     };
     let herd = Herd {
         lab,
-        binary: &binary,
+        program: &lab.clients,
         url: &url,
     };
-    for (clients, each) in SIZES {
+    let sizes = if all { &SIZES[..] } else { &SIZES[..1] };
+    for &(clients, each) in sizes {
         out.rows.push(herd.run(clients, each, None, None).await);
         if let Some(redis) = &fleet_redis {
             out.rows
@@ -129,6 +128,9 @@ pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
         out.fleet_cost = fleet_cost::measure(lab, &redis.url()).await;
     }
     drop(fleet_redis);
+    if !all {
+        return Ok(out);
+    }
     match RedisServer::start() {
         Ok(doomed) => {
             let (clients, each) = STOPPED;
@@ -144,7 +146,7 @@ pub async fn run(lab: &Lab) -> Result<HerdResults, CompareError> {
 
 struct Herd<'a> {
     lab: &'a Lab,
-    binary: &'a std::path::Path,
+    program: &'a ClientProgram,
     url: &'a str,
 }
 
@@ -174,8 +176,8 @@ impl Herd<'_> {
         };
         let mut set = JoinSet::new();
         for _ in 0..clients {
-            let (binary, run) = (self.binary.to_path_buf(), run.clone());
-            set.spawn(async move { clients::run(&binary, ClientKind::Courteous, &run).await });
+            let (program, run) = (self.program.clone(), run.clone());
+            set.spawn(async move { clients::run(&program, ClientKind::Courteous, &run).await });
         }
         let stopper = async {
             match (fleet, stop) {

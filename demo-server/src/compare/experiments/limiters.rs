@@ -19,7 +19,7 @@
 //!   φ + 3 W, between 3.0 and 4.0 s;
 //! - the sliding window counter (aligned windows, the previous one weighted
 //!   by its overlap): computed by admitting each request the instant the
-//!   Lua script's rule would (`sliding_window_floor_ms`), φ + 4.16 s: a
+//!   Lua script's rule would (`compare::floor`), φ + 4.16 s: a
 //!   full window lets the next one admit 19, not 20.
 
 use serde::Serialize;
@@ -195,48 +195,11 @@ pub fn policy(algorithm: Algorithm) -> Result<Policy, CompareError> {
     )?)
 }
 
-/// The floor in milliseconds (module docs); `first_ms` is the wall clock of
-/// the client's first answered request, for the clock-aligned window.
+/// The floor in milliseconds (module docs, [`super::super::floor`]);
+/// `first_ms` is the wall clock of the client's first answered request,
+/// for the clock-aligned windows.
 pub fn floor_ms(algorithm: Algorithm, first_ms: u64) -> u64 {
-    let windows = SUCCESSES.div_ceil(LIMIT);
-    match algorithm {
-        Algorithm::SlidingWindow => sliding_window_floor_ms(first_ms),
-        Algorithm::FixedWindow | Algorithm::FixedWindowLua => {
-            let phase = WINDOW_MS - first_ms % WINDOW_MS;
-            phase + windows.saturating_sub(2) * WINDOW_MS
-        }
-        _ if algorithm.is_bucket() => (SUCCESSES - LIMIT) * WINDOW_MS / LIMIT,
-        _ => windows.saturating_sub(1) * WINDOW_MS,
-    }
-}
-
-/// The sliding window counter's floor: a client sending the instant the
-/// counter admits, millisecond by millisecond, by the rule of
-/// `algorithms/sliding_window.lua` (`prev · overlap + cur + 1 ≤ L`, windows
-/// aligned to the clock). After the first burst, a window holding 20 lets
-/// the next admit at most 19 (its last unit is due at the very boundary),
-/// so the 100th success comes about 160 ms into the 5th whole window.
-fn sliding_window_floor_ms(first_ms: u64) -> u64 {
-    let (mut prev, mut cur, mut index) = (0u64, 0u64, first_ms / WINDOW_MS);
-    let mut admitted = 0;
-    let end = first_ms + 2 * SUCCESSES.div_ceil(LIMIT) * WINDOW_MS;
-    for now in first_ms..end {
-        let window = now / WINDOW_MS;
-        if window != index {
-            prev = if window == index + 1 { cur } else { 0 };
-            cur = 0;
-            index = window;
-        }
-        let overlap = 1.0 - (now % WINDOW_MS) as f64 / WINDOW_MS as f64;
-        while prev as f64 * overlap + (cur + 1) as f64 <= LIMIT as f64 {
-            cur += 1;
-            admitted += 1;
-            if admitted == SUCCESSES {
-                return now - first_ms;
-            }
-        }
-    }
-    end - first_ms
+    super::super::floor::unit_ms(algorithm, LIMIT, WINDOW_MS, SUCCESSES, first_ms)
 }
 
 /// Every client in every cell.
@@ -265,16 +228,7 @@ pub async fn run(lab: &Lab, selection: &Selection) -> Result<Vec<LimiterRow>, Co
                 client_id: client_id.clone(),
                 extra_args: Vec::new(),
             };
-            let (report, error) = match lab.examples.binary(kind.example()) {
-                None => (
-                    None,
-                    Some(format!("example `{}` not built", kind.example())),
-                ),
-                Some(binary) => match clients::run(&binary, kind, &run).await {
-                    Ok(report) => (Some(report), None),
-                    Err(e) => (None, Some(e.to_string())),
-                },
-            };
+            let (report, error) = clients::try_run(&lab.clients, kind, &run).await;
             let events = lab.recorder.events_of(&client_id);
             let floor_ms = events
                 .first()
@@ -303,17 +257,12 @@ fn progress_line(row: &LimiterRow) -> String {
         row.cell.concurrency,
         row.client.label()
     );
-    match (&row.report, &row.error) {
-        (Some(r), _) => format!(
-            "{what}: sent {}, ok {}, {:.2} s (floor {:.2} s)",
-            r.sent,
-            r.ok,
-            r.elapsed_ms as f64 / 1000.0,
-            row.floor_ms.unwrap_or(0) as f64 / 1000.0
-        ),
-        (None, Some(e)) => format!("{what}: skipped: {e}"),
-        (None, None) => format!("{what}: no result"),
-    }
+    super::against_floor(
+        &what,
+        row.report.as_ref(),
+        row.error.as_deref(),
+        row.floor_ms,
+    )
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 pub mod cost;
 pub mod edge;
 pub mod fleet_cost;
+pub mod grid;
 pub mod herd;
 pub mod limiters;
 pub mod race;
@@ -14,7 +15,7 @@ use std::time::Instant;
 use crate::{HeaderStyle, KeySpace, Policy, RunningServer, ServerConfig, spawn};
 
 use super::CompareError;
-use super::clients::Examples;
+use super::clients::{ClientProgram, ClientReport};
 use super::recorder::Recorder;
 use crate::local_store::LocalStore;
 
@@ -23,8 +24,8 @@ use crate::local_store::LocalStore;
 pub struct Lab {
     /// The store.
     pub store: LocalStore,
-    /// Example binaries.
-    pub examples: Examples,
+    /// What runs the example clients.
+    pub clients: ClientProgram,
     /// Events of every request that went through a proxy.
     pub recorder: Recorder,
     headers: HeaderStyle,
@@ -35,11 +36,11 @@ pub struct Lab {
 
 impl Lab {
     /// A lab over `store` with a key namespace no earlier run used.
-    pub fn new(store: LocalStore, examples: Examples, headers: HeaderStyle) -> Self {
+    pub fn new(store: LocalStore, clients: ClientProgram, headers: HeaderStyle) -> Self {
         let nonce = format!("{:08x}", rand::random::<u32>());
         Self {
             store,
-            examples,
+            clients,
             recorder: Recorder::new(),
             headers,
             keys: KeySpace::new(&format!("compare-{nonce}"), 1).expect("a valid namespace"),
@@ -69,9 +70,17 @@ impl Lab {
         replicas: usize,
         headers: HeaderStyle,
     ) -> Result<Vec<RunningServer>, CompareError> {
-        let config = ServerConfig::new(policy.clone())
-            .headers(headers)
-            .keys(self.keys.clone());
+        let config = ServerConfig::new(policy.clone()).headers(headers);
+        self.replicas_of(config, replicas).await
+    }
+
+    /// `replicas` replicas of `config`, in this run's key space.
+    pub async fn replicas_of(
+        &self,
+        config: ServerConfig,
+        replicas: usize,
+    ) -> Result<Vec<RunningServer>, CompareError> {
+        let config = config.keys(self.keys.clone());
         let mut out = Vec::with_capacity(replicas);
         for _ in 0..replicas {
             out.push(spawn(config.clone(), self.store.connect().await?).await?);
@@ -86,5 +95,26 @@ impl Lab {
             self.started.elapsed().as_secs_f64(),
             message.as_ref()
         );
+    }
+}
+
+/// One progress line for a client run held to a floor: what it cost, or
+/// why it did not run.
+fn against_floor(
+    what: &str,
+    report: Option<&ClientReport>,
+    error: Option<&str>,
+    floor_ms: Option<u64>,
+) -> String {
+    match (report, error) {
+        (Some(r), _) => format!(
+            "{what}: sent {}, ok {}, {:.2} s (floor {:.2} s)",
+            r.sent,
+            r.ok,
+            r.elapsed_ms as f64 / 1000.0,
+            floor_ms.unwrap_or(0) as f64 / 1000.0
+        ),
+        (None, Some(e)) => format!("{what}: skipped: {e}"),
+        (None, None) => format!("{what}: no result"),
     }
 }

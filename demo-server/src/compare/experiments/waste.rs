@@ -114,16 +114,7 @@ pub async fn run(lab: &Lab) -> Result<Vec<WasteRow>, CompareError> {
                 client_id: client_id.clone(),
                 extra_args: Vec::new(),
             };
-            let (report, error) = match lab.examples.binary(kind.example()) {
-                None => (
-                    None,
-                    Some(format!("example `{}` not built", kind.example())),
-                ),
-                Some(binary) => match clients::run(&binary, kind, &run).await {
-                    Ok(report) => (Some(report), None),
-                    Err(e) => (None, Some(e.to_string())),
-                },
-            };
+            let (report, error) = clients::try_run(&lab.clients, kind, &run).await;
             let row = WasteRow {
                 client: kind,
                 setup,
