@@ -392,4 +392,42 @@ mod tests {
         assert_eq!(model.limit(), None, "no companion was seen served");
         assert!(model.pending.is_empty());
     }
+
+    #[test]
+    fn a_limit_is_followed_only_while_the_evidence_is_positive() {
+        let mut model = ConcurrencyLimit::default();
+        let t = four_served_at_once(&mut model, Instant::now());
+        // A lone refusal first: evidence −2.
+        model.sent(20, t);
+        model.refused(20, t + ms(2));
+        // One refusal outlasted by a slow companion: evidence −1, a limit
+        // measured but not followed.
+        let t = t + ms(2);
+        model.sent(30, t);
+        model.sent(31, t);
+        assert_eq!(model.refused(31, t + ms(2)), Refusal::Other);
+        assert!(!model.served(30, t + ms(201)));
+        assert_eq!(model.limit(), None);
+        // Another: evidence 0, still not followed.
+        let t = t + ms(201);
+        model.sent(40, t);
+        model.sent(41, t);
+        model.refused(41, t + ms(2));
+        assert!(!model.served(40, t + ms(201)));
+        assert_eq!(model.limit(), None, "evidence 0");
+        assert!(model.admits(100));
+    }
+
+    #[test]
+    fn the_wait_for_a_slot_is_never_zero() {
+        let mut model = ConcurrencyLimit::default();
+        assert_eq!(model.wait_for_slot(), ms(100), "nothing measured yet");
+        let t = Instant::now();
+        model.sent(0, t);
+        model.served(0, t);
+        assert_eq!(model.wait_for_slot(), ms(1), "a zero round trip");
+        model.sent(1, t);
+        model.served(1, t + Duration::from_secs(60));
+        assert_eq!(model.wait_for_slot(), Duration::from_secs(1));
+    }
 }
