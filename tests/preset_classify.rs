@@ -104,6 +104,21 @@ async fn openai_insufficient_quota_is_final_and_a_rate_limit_is_retried() {
             .ends_with(r#""code":"insufficient_quota"}}"#)
     );
 
+    // With GiveUpMode::Response it is the response, as every give-up.
+    let out_of_credit = json(429, r#"{"error":{"code":"insufficient_quota"}}"#);
+    let as_response = preset::OpenAi
+        .client()
+        .give_up(courteous::GiveUpMode::Response);
+    let (status, report, received) = send(as_response, out_of_credit).await;
+    assert_eq!(
+        (status, received, report.gave_up()),
+        (
+            StatusCode::TOO_MANY_REQUESTS,
+            1,
+            Some(courteous::GiveUpReason::Refused)
+        )
+    );
+
     let limited = json(
         429,
         r#"{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}"#,
