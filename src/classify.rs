@@ -1,4 +1,5 @@
-//! Deciding what a response means: throttled, retry, or final.
+//! Deciding what a response means: throttled, retry, final, or refused
+//! for good.
 //!
 //! By default a status in [`Config::retry_statuses`](crate::Config::retry_statuses)
 //! (429 and 503) is throttled and anything else final, except a 503 without
@@ -105,6 +106,28 @@ impl<'a> Response<'a> {
 /// Says what a response means for its request.
 ///
 /// Implemented for closures `Fn(&Response<'_>) -> ResponseClass`.
+///
+/// [`ResponseClass::Final`] hands the response back as `Ok`, whatever its
+/// status. A refusal that no wait ends (out of credit, a quota spent for
+/// the day, a permission the account lacks) is
+/// [`ResponseClass::Refused`]: the request stops at once, never retried,
+/// with an error whose [`is_final_refusal`](crate::Error::is_final_refusal)
+/// says so (its [`refusal`](crate::Error::refusal) is the signal's, and the
+/// response rides inside); the scope goes on sending. The
+/// [presets](crate::preset) return it for the refusals their APIs document
+/// as final.
+///
+/// ```
+/// use courteous::classify::{Response, ResponseClass};
+///
+/// // This API answers 402 when the account is out of credit.
+/// let classify = |response: &Response<'_>| match response.status().as_u16() {
+///     402 => ResponseClass::Refused,
+///     _ => response.by_status(),
+/// };
+/// let client = courteous::Client::builder().classifier(classify).build();
+/// # let _ = client;
+/// ```
 pub trait Classify: Send + Sync + 'static {
     /// What `response` means.
     fn classify(&self, response: &Response<'_>) -> ResponseClass;

@@ -1,8 +1,10 @@
 //! The crate's one error type: opaque, with predicates.
 
 mod message;
+mod refused;
 
 pub(crate) use message::{Redacted, innermost};
+pub(crate) use refused::Refused;
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -12,6 +14,7 @@ use http::{Method, StatusCode};
 use reqwest::Url;
 
 use crate::engine::GiveUpReason;
+use crate::signal::Refusal;
 
 /// A boxed error from the inner service.
 pub(crate) type BoxError = Box<dyn StdError + Send + Sync>;
@@ -61,6 +64,7 @@ struct Inner {
     method: Option<Method>,
     url: Option<Url>,
     detail: Detail,
+    refused: Option<Refused>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +79,8 @@ pub(crate) enum Kind {
     Status,
     /// Gave up on a throttled response or a throttled scope.
     Throttled,
+    /// The server refused for good ([`GiveUpReason::Refused`]).
+    Refused,
     /// The request's deadline passed during an attempt or a wait.
     Deadline,
 }
@@ -129,6 +135,7 @@ impl Error {
                 method: None,
                 url: None,
                 detail: Detail::default(),
+                refused: None,
             }),
         }
     }
@@ -144,7 +151,11 @@ impl Error {
     }
 
     pub(crate) fn gave_up(reason: GiveUpReason, attempts: u32) -> Self {
-        let mut err = Self::new(Kind::Throttled).with_reason(Some(reason));
+        let kind = match reason {
+            GiveUpReason::Refused => Kind::Refused,
+            _ => Kind::Throttled,
+        };
+        let mut err = Self::new(kind).with_reason(Some(reason));
         err.inner.attempts = attempts;
         err
     }
@@ -192,6 +203,12 @@ impl Error {
         if url.is_some() {
             self.inner.url = url;
         }
+        self
+    }
+
+    /// What the server said when it refused for good.
+    pub(crate) fn with_refused(mut self, refused: Option<Refused>) -> Self {
+        self.inner.refused = refused;
         self
     }
 
@@ -258,6 +275,49 @@ impl Error {
     pub fn is_deadline(&self) -> bool {
         self.inner.kind == Kind::Deadline
             || matches!(self.inner.reason, Some(GiveUpReason::Deadline { .. }))
+    }
+
+    /// The server refused for good: out of credit (OpenAI's
+    /// `insufficient_quota`), a per-day quota spent, an error code that is
+    /// not a throttle, `x-should-retry: false`: whatever its classifier
+    /// returned [`ResponseClass::Refused`](crate::classify::ResponseClass::Refused)
+    /// for. The request was sent once and never retried; the scope was not
+    /// paused. [`refusal`](Self::refusal) and
+    /// [`refusal_message`](Self::refusal_message) say what the server said,
+    /// [`status`](Self::status) with what, and the response rides inside,
+    /// body intact ([`into_response`](Self::into_response)). Not
+    /// [`is_rate_limited`](Self::is_rate_limited): no wait ends it.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), courteous::Error> {
+    /// let client = courteous::preset::OpenAi.client().build();
+    /// match client.get("https://api.openai.com/v1/models").send().await {
+    ///     Err(err) if err.is_final_refusal() => {
+    ///         eprintln!("refused for good: {:?} {:?}", err.refusal(), err.refusal_message());
+    ///     }
+    ///     other => drop(other?),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn is_final_refusal(&self) -> bool {
+        self.inner.kind == Kind::Refused
+    }
+
+    /// What the server's body or headers said the final refusal is, as
+    /// [`Signal::refusal`](crate::signal::Signal::refusal) read it (its kind
+    /// and code); `None` for other errors, or for a refusal the parser does
+    /// not name (`x-should-retry: false`, a user classifier's own reason).
+    pub fn refusal(&self) -> Option<&Refusal> {
+        self.inner.refused.as_ref()?.refusal.as_ref()
+    }
+
+    /// The server's own message with a final refusal (a JSON body's
+    /// `error.message`, `message`, `Message` or `errors[0].message`, an XML
+    /// `<Message>`), when the body's prefix was read for hints: control
+    /// characters replaced, at most 200 characters.
+    pub fn refusal_message(&self) -> Option<&str> {
+        self.inner.refused.as_ref()?.message.as_deref()
     }
 
     /// A single wait exceeded `max_wait`.
@@ -328,8 +388,8 @@ impl Error {
         source.downcast_ref::<reqwest::Error>()
     }
 
-    /// The status of the throttled response, or of an `error_for_status`
-    /// error.
+    /// The status of the throttled or refused response, or of an
+    /// `error_for_status` error.
     pub fn status(&self) -> Option<StatusCode> {
         self.inner.status
     }
@@ -352,12 +412,13 @@ impl Error {
         self.inner.url.as_ref().or_else(|| self.reqwest()?.url())
     }
 
-    /// The throttled response the engine gave up on, body intact.
+    /// The throttled (or refused) response the engine gave up on, body intact.
     pub fn response(&self) -> Option<&reqwest::Response> {
         self.inner.response.as_ref()
     }
 
-    /// Takes the throttled response the engine gave up on, body intact.
+    /// Takes the throttled (or refused) response the engine gave up on, body
+    /// intact.
     pub fn into_response(self) -> Option<reqwest::Response> {
         self.inner.response
     }
@@ -393,6 +454,9 @@ impl fmt::Debug for Error {
         d.field("kind", &self.inner.kind);
         if let Some(reason) = self.inner.reason {
             d.field("reason", &reason);
+        }
+        if let Some(refused) = &self.inner.refused {
+            d.field("refused", refused);
         }
         if let Some(method) = &self.inner.method {
             d.field("method", method);
@@ -453,6 +517,9 @@ mod tests {
             Error::request(Box::new(refused), 5).with_reason(Some(GiveUpReason::AttemptsExhausted));
         assert!(err.is_request() && err.is_connect() && err.is_attempts_exhausted());
         assert!(!err.is_rate_limited());
+        let err = Error::gave_up(GiveUpReason::Refused, 1);
+        assert!(err.is_final_refusal() && !err.is_rate_limited());
+        assert!(err.refusal().is_none() && err.refusal_message().is_none());
         let err = Error::deadline(Duration::from_secs(1), 1);
         assert!(err.is_deadline() && err.is_timeout());
         assert!(!err.is_rate_limited() && !err.is_request());

@@ -19,7 +19,9 @@
 //! keeps the [`attempts`](crate::Error::attempts), why it stopped
 //! ([`is_attempts_exhausted`](crate::Error::is_attempts_exhausted), …) and
 //! the original error as its `source()`; a give-up on a throttled
-//! response; a passed [`deadline`](crate::Error::is_deadline).
+//! response; a refusal for good
+//! ([`is_final_refusal`](crate::Error::is_final_refusal), sent once); a
+//! passed [`deadline`](crate::Error::is_deadline).
 //!
 //! ```
 //! fn attempts(err: &reqwest_middleware::Error) -> Option<u32> {

@@ -113,3 +113,35 @@ async fn errors_keep_their_kind() {
     );
     assert!(message.contains("(3 attempts in "), "{message}");
 }
+
+#[tokio::test]
+async fn a_final_refusal_is_the_engines_error_after_one_request() {
+    let server = MockServer::start().await;
+    Mock::given(path("/r"))
+        .respond_with(ResponseTemplate::new(429).set_body_raw(
+            r#"{"error":{"message":"You exceeded your current quota.","code":"insufficient_quota"}}"#,
+            "application/json",
+        ))
+        .mount(&server)
+        .await;
+    let middleware = CourteousMiddleware::from(courteous::preset::OpenAi.layer());
+    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(middleware)
+        .build();
+    let err = client
+        .get(format!("{}/r", server.uri()))
+        .send()
+        .await
+        .unwrap_err();
+    let reqwest_middleware::Error::Middleware(inner) = err else {
+        panic!("expected the engine's error, got {err:?}")
+    };
+    let courteous = inner.downcast_ref::<courteous::Error>().unwrap();
+    assert!(courteous.is_final_refusal(), "{courteous:?}");
+    assert_eq!(
+        courteous.refusal(),
+        Some(&courteous::signal::Refusal::InsufficientQuota)
+    );
+    assert_eq!(courteous.attempts(), 1);
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+}

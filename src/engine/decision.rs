@@ -67,6 +67,10 @@ pub enum ResponseClass {
     Retry,
     /// The response is the answer: hand it back.
     Final,
+    /// The server refused for good (out of credit, a per-day quota spent,
+    /// an error no wait ends): the request stops at once with an error
+    /// ([`GiveUpReason::Refused`]), never retried; the scope does not pause.
+    Refused,
 }
 
 /// Why a request is sent again.
@@ -110,6 +114,9 @@ pub enum GiveUpReason {
         /// The wait that would have been needed.
         wait: Duration,
     },
+    /// The server refused for good ([`ResponseClass::Refused`]): no wait
+    /// or retry makes the request succeed.
+    Refused,
 }
 
 impl GiveUpReason {

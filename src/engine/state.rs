@@ -262,7 +262,9 @@ impl ScopeState {
                 let reason = RetryReason::Failed { status };
                 return self.retry_or_give_up(config, now, wait, attempt, reason);
             }
-            ResponseClass::Final => {
+            // A refusal for good paces as a final answer (the server
+            // answered; the scope does not pause), then gives up.
+            ResponseClass::Final | ResponseClass::Refused => {
                 if self.concurrency.served(seq, now) {
                     self.follow_concurrency();
                 }
@@ -270,6 +272,9 @@ impl ScopeState {
                 let sent_before_refusal = self.pause_from_seq.is_some_and(|from| seq < from);
                 self.pacer.answered(seq, now, true);
                 self.pacer.on_success(now, sent_before_refusal);
+                if class == ResponseClass::Refused {
+                    return self.give_up(GiveUpReason::Refused);
+                }
                 return Verdict::Return;
             }
         };

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use reqwest::Url;
 
-use super::{Error, Kind, NotRetryable, Waiter};
+use super::{Error, Kind, NotRetryable, Refused, Waiter};
 use crate::engine::GiveUpReason;
 
 impl fmt::Display for Error {
@@ -61,6 +61,17 @@ impl fmt::Display for Error {
                 }
                 self.write_spent(f, " after ", "")?;
                 self.write_reason(f)
+            }
+            Kind::Refused => {
+                f.write_str("refused for good")?;
+                if let Some(refused) = inner.refused.as_ref().filter(|r| **r != Refused::default())
+                {
+                    write!(f, ": {refused}")?;
+                }
+                if let Some(status) = inner.status {
+                    write!(f, " with {status}")?;
+                }
+                self.write_spent(f, " after ", "")
             }
             Kind::Deadline => {
                 f.write_str("the deadline")?;
@@ -120,6 +131,7 @@ impl Error {
         let detail = self.inner.detail;
         match self.inner.reason {
             None => f.write_str("gave up"),
+            Some(GiveUpReason::Refused) => f.write_str("the server refused for good"),
             Some(GiveUpReason::AttemptsExhausted) => {
                 write!(f, "max_attempts ({}) reached", self.inner.attempts)
             }

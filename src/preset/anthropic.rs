@@ -12,7 +12,9 @@ use crate::classify::{Classify, Response, ResponseClass};
 ///   pauses, for `retry-after` when given; the request and token quotas
 ///   (`anthropic-ratelimit-*`, resets as RFC 3339 times) are read from
 ///   every response;
-/// - `x-should-retry: false` is final, `true` retried;
+/// - `x-should-retry: false` on a response that would be retried is a
+///   final refusal ([`ResponseClass::Refused`](crate::classify::ResponseClass::Refused)):
+///   an error at once, never retried; `true` is retried;
 /// - `408`, `409` and `5xx` are retried as failures of the request alone;
 /// - 3 attempts in all, as the SDK's 2 retries.
 ///

@@ -12,7 +12,12 @@ use crate::signal::Refusal;
 /// - an error code in [`AWS_THROTTLING_CODES`](crate::signal::AWS_THROTTLING_CODES)
 ///   (from `x-amzn-ErrorType`, a JSON `__type` or `Code`, or an XML
 ///   `<Code>`) is throttled, whatever the status (`400`, `429`, `503`);
-/// - any other error code on a `4xx` is final: it comes back at once;
+/// - any other error code on a `4xx` (`ValidationException`,
+///   `AccessDeniedException`, S3's `NoSuchKey`) is a final refusal
+///   ([`ResponseClass::Refused`]): an error at once
+///   ([`Error::is_final_refusal`](crate::Error::is_final_refusal), its
+///   [`refusal`](crate::Error::refusal) the code), never retried, as
+///   botocore raises a `ClientError` for it;
 /// - everything else as [`Response::by_status`];
 /// - 3 attempts in all, as botocore's standard mode (its backoff, up to
 ///   20 s, is courteous's default).
@@ -40,7 +45,7 @@ impl Classify for Aws {
                 ResponseClass::Throttled { wait: None }
             }
             Some(Refusal::Aws { .. }) if response.status().is_client_error() => {
-                ResponseClass::Final
+                ResponseClass::Refused
             }
             _ => response.by_status(),
         }

@@ -11,10 +11,13 @@ use crate::classify::{Classify, Response, ResponseClass};
 /// - `429` `RESOURCE_EXHAUSTED` is throttled, waited as the body's
 ///   `google.rpc.RetryInfo.retryDelay` says;
 /// - unless its `google.rpc.QuotaFailure` names a per-day quota: that one
-///   is final, it comes back at once (waiting a minute cannot help);
+///   is a final refusal ([`ResponseClass::Refused`]), an error at once
+///   ([`Error::is_final_refusal`](crate::Error::is_final_refusal); waiting
+///   a minute cannot help);
 /// - a `403` whose body gives the reason `rateLimitExceeded` or
 ///   `userRateLimitExceeded` is throttled; `dailyLimitExceeded` and
-///   `quotaExceeded` are final, as is any other `403`;
+///   `quotaExceeded` are final refusals; any other `403` (permissions) is
+///   the answer ([`ResponseClass::Final`]);
 /// - everything else as [`Response::by_status`].
 ///
 /// ```
@@ -31,14 +34,18 @@ impl Classify for Google {
 
     fn classify(&self, response: &Response<'_>) -> ResponseClass {
         if response.signal().refusal().is_some_and(|r| r.is_final()) {
-            return ResponseClass::Final;
+            return ResponseClass::Refused;
         }
         if response.status() == StatusCode::FORBIDDEN {
             let body = response.body_prefix();
             let rate = mentions(body, b"\"rateLimitExceeded\"")
                 || mentions(body, b"\"userRateLimitExceeded\"");
+            let spent =
+                mentions(body, b"\"dailyLimitExceeded\"") || mentions(body, b"\"quotaExceeded\"");
             return if rate {
                 ResponseClass::Throttled { wait: None }
+            } else if spent {
+                ResponseClass::Refused
             } else {
                 ResponseClass::Final
             };

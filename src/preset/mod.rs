@@ -38,9 +38,16 @@
 //! | X (Twitter) | [`X`] | `420` (API v1.1) | — | origin | 5 |
 //! | AWS | [`Aws`] | throttling error codes on any status | other codes on `4xx` | origin | 3 |
 //!
-//! A final refusal comes back at once, as the response it is (never
-//! retried); [`Signal::refusal`](crate::signal::Signal::refusal) in its
-//! [`RetryReport`](crate::RetryReport) says which it was.
+//! A final refusal ([`ResponseClass::Refused`]) comes back at once, never
+//! retried, as an error whose
+//! [`is_final_refusal`](crate::Error::is_final_refusal) says so:
+//! [`Error::refusal`](crate::Error::refusal) says which refusal it was
+//! (as [`Signal::refusal`](crate::signal::Signal::refusal) read it),
+//! [`Error::refusal_message`](crate::Error::refusal_message) what the
+//! server wrote, and the response rides inside, body intact
+//! ([`Error::into_response`](crate::Error::into_response)). With
+//! [`GiveUpMode::Response`](crate::GiveUpMode::Response) it is the response
+//! itself, as every give-up.
 
 mod anthropic;
 mod aws;
@@ -142,7 +149,8 @@ macro_rules! apply {
 pub(crate) use apply;
 
 /// How the official OpenAI and Anthropic SDKs read a response: a server's
-/// `x-should-retry` decides (`false`: final; `true`: retried, a throttling
+/// `x-should-retry` decides (`false`: refused for good if the response
+/// would be retried otherwise, else final; `true`: retried, a throttling
 /// status as throttled); without it, `408`, `409` and `5xx` are failures of
 /// this request worth retrying, and other statuses as
 /// [`Response::by_status`].
@@ -151,6 +159,7 @@ fn sdk_style(response: &Response<'_>, throttling: &[u16]) -> ResponseClass {
     let throttled =
         response.by_status() != ResponseClass::Final || throttling.contains(&status.as_u16());
     match response.signal().should_retry() {
+        Some(false) if throttled || sdk_retries(status) => ResponseClass::Refused,
         Some(false) => ResponseClass::Final,
         _ if throttled => ResponseClass::Throttled { wait: None },
         Some(true) => ResponseClass::Retry,

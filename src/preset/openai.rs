@@ -13,9 +13,12 @@ use crate::classify::{Classify, Response, ResponseClass};
 ///   Azure's `x-ms-retry-after-ms` say; the request and token quotas
 ///   (`x-ratelimit-*-requests`, `x-ratelimit-*-tokens`) are read from every
 ///   response;
-/// - a `429` whose body says `insufficient_quota` (out of credit) is final:
-///   it comes back at once, never retried; so is any response with
-///   `x-should-retry: false`;
+/// - a `429` whose body says `insufficient_quota` (out of credit) is a
+///   final refusal ([`ResponseClass::Refused`]): an error at once
+///   ([`Error::is_final_refusal`](crate::Error::is_final_refusal)), never
+///   retried; so is a response that would be retried but says
+///   `x-should-retry: false` (with another status, such as a `200`, it is
+///   the answer);
 /// - `408`, `409` and `5xx` are retried as failures of the request alone,
 ///   as the SDK does (`503` as the default classification says);
 /// - 3 attempts in all, as the SDK's 2 retries.
@@ -40,7 +43,7 @@ impl Classify for OpenAi {
 
     fn classify(&self, response: &Response<'_>) -> ResponseClass {
         if response.signal().refusal().is_some_and(|r| r.is_final()) {
-            return ResponseClass::Final;
+            return ResponseClass::Refused;
         }
         sdk_style(response, &[])
     }

@@ -14,7 +14,7 @@ use super::{Core, body, classify, log};
 use crate::engine::{
     Admit, Attempt, GiveUpMode, GiveUpReason, ResponseClass, ScopeHandle, Verdict, WaitReason,
 };
-use crate::error::{BoxError, Detail, Error, NotRetryable, Waiter};
+use crate::error::{BoxError, Detail, Error, NotRetryable, Refused, Waiter};
 use crate::hooks::{WaitCause, WaitEvent};
 use crate::options::RequestOptions;
 use crate::report::RetryReport;
@@ -296,11 +296,14 @@ pub(crate) fn execute<'a, T: Transport>(
                         (verdict, _) => {
                             let reason = stop_reason(verdict);
                             let detail = detail(reason, &attempt, config, replay, waiter);
+                            let refused = (reason == GiveUpReason::Refused)
+                                .then(|| Refused::read(&signal, prefix.as_deref()));
                             let outcome = Outcome {
                                 scope,
                                 method: &method,
                                 progress: &progress,
                                 signal,
+                                refused,
                             };
                             return give_up(config, resp, (reason, hint, detail), outcome)
                                 .map_err(|err| fail(err, None));
@@ -355,8 +358,9 @@ pub(crate) fn execute<'a, T: Transport>(
 
 /// Stops on a response that was not final: in [`GiveUpMode::Error`] (the
 /// default) an error carrying it, whatever the reason (a POST without an
-/// idempotency key refused with 429 included), so `?` never takes a refusal
-/// for a success; in [`GiveUpMode::Response`] the response itself.
+/// idempotency key refused with 429 included, a refusal for good), so `?`
+/// never takes a refusal for a success; in [`GiveUpMode::Response`] the
+/// response itself.
 fn give_up(
     config: &crate::engine::Config,
     mut resp: reqwest::Response,
@@ -366,6 +370,7 @@ fn give_up(
         method,
         progress,
         signal,
+        refused,
     }: Outcome<'_>,
 ) -> Result<reqwest::Response, Error> {
     resp.extensions_mut()
@@ -379,6 +384,7 @@ fn give_up(
         _ => Err(Error::gave_up(reason, progress.attempts)
             .with_retry_after(hint)
             .with_detail(detail)
+            .with_refused(refused)
             .with_response(resp)),
     }
 }
@@ -390,6 +396,8 @@ struct Outcome<'a> {
     method: &'a Method,
     progress: &'a Progress,
     signal: Signal,
+    /// What the server said, when it refused for good.
+    refused: Option<Refused>,
 }
 
 /// Why a request stops on `verdict`: the engine's reason, or, for a retry

@@ -125,5 +125,6 @@ fn reason_type(reason: GiveUpReason) -> &'static str {
         GiveUpReason::BudgetExhausted => "budget_exhausted",
         GiveUpReason::WaitTooLong { .. } => "wait_too_long",
         GiveUpReason::Deadline { .. } => "deadline",
+        GiveUpReason::Refused => "refused",
     }
 }
