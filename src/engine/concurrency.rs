@@ -24,12 +24,14 @@
 //! Then counting tells: a send refused with `m` others of ours in flight as
 //! it went, when every send served recently went with fewer than `m`, is
 //! explained by a limit of `m`. A rate limit's first refused burst looks
-//! the same, so the limit is followed **on trial**: the next send refused
-//! with fewer than `m` in flight refutes it. The trial costs a rate limit
-//! the refusals of the sends that go before that one is answered, once.
+//! the same, so the limit is followed **on trial**: a send refused with
+//! fewer in flight lowers it, down to a send refused alone, which refutes
+//! it. The trial costs a rate limit a few refused requests, once.
 //!
-//! A send refused although it went alone, or with fewer in flight than the
-//! limit followed, is one no concurrency limit explains: refuted.
+//! A send refused although it went alone is one no concurrency limit
+//! explains: refuted. One refused with fewer in flight than the limit
+//! followed lowers it to their number (others share the limit, or answers
+//! came back out of order).
 //!
 //! **Choice, nothing latched.** `evidence` counts explained refusals up and
 //! refuting ones down twice as hard, within `±EVIDENCE_CAP`; no trial starts
@@ -44,7 +46,8 @@
 //! | refused; slower companions answered after it | a limit of `k` (the companions) |
 //! | refused with `m` of ours in flight, more than any served went with | a limit of `m`, on trial |
 //! | served with `m` in flight, `f` of them refused, model followed | `K̂ ← max(K̂, m − f + 1)` |
-//! | refused alone, or with fewer than `K̂` in flight | not a concurrency limit |
+//! | refused with `m < K̂` in flight, model followed | `K̂ ← m` |
+//! | refused alone | not a concurrency limit |
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -101,6 +104,8 @@ pub(crate) enum Refusal {
     /// The model is followed and explains it: retry this request after its
     /// hint, pause nobody.
     Explained,
+    /// As `Explained`, and the model is followed from this refusal on.
+    Followed,
     /// Not this model's to explain (not followed, or refuted by it).
     Other,
 }
@@ -164,24 +169,26 @@ impl ConcurrencyLimit {
             self.recent_refused.pop_front();
         }
         self.recent_refused.push_back((seq, now));
-        let followed_limit = self.limit();
-        if others == 0 || followed_limit.is_some_and(|limit| others < limit) {
-            // Sent alone, or with fewer in flight than the limit followed,
-            // and refused: the limit does not explain it.
+        if others == 0 {
+            // Sent alone and refused: no concurrency limit explains it.
             self.evidence = (self.evidence - 2).max(-EVIDENCE_CAP);
             self.limit = None;
             return Refusal::Other;
         }
-        let mut followed = followed_limit.is_some();
+        let followed = self.limit().is_some();
+        let mut outcome = Refusal::Other;
         if followed {
-            // Sent before the limit was followed, with more in flight.
+            // Fewer of ours in service than followed: others share the
+            // limit, or a reading was high (answers reordered).
+            self.limit = self.limit.map(|limit| limit.min(others));
+            outcome = Refusal::Explained;
         } else if self.evidence >= 0 && self.recent_served.iter().all(|&served| served < others) {
             // Every send served went with fewer of ours in flight than
             // this one: a limit of `others` explains them all. Followed on
             // trial; a send refused with fewer in flight refutes it.
             self.limit = Some(self.limit.map_or(others, |limit| limit.min(others)));
             self.evidence = self.evidence.max(1);
-            followed = true;
+            outcome = Refusal::Followed;
         }
         if let Some(&last) = self.outstanding.keys().next_back() {
             if self.pending.len() == PENDING_CAP {
@@ -194,11 +201,7 @@ impl ConcurrencyLimit {
                 served: 0,
             });
         }
-        if followed {
-            Refusal::Explained
-        } else {
-            Refusal::Other
-        }
+        outcome
     }
 
     /// Send `seq` was answered, not refused, at `now`. Returns whether the
@@ -321,7 +324,7 @@ mod tests {
         }
         // Refused with two others in flight, nothing served yet: a limit
         // of two explains it, on trial.
-        assert_eq!(model.refused(2, t + ms(200)), Refusal::Explained);
+        assert_eq!(model.refused(2, t + ms(200)), Refusal::Followed);
         assert_eq!(model.refused(3, t + ms(200)), Refusal::Explained);
         model.served(0, t + ms(200));
         model.served(1, t + ms(200));
@@ -342,7 +345,7 @@ mod tests {
         let t = Instant::now();
         model.sent(0, t);
         model.sent(1, t);
-        assert_eq!(model.refused(1, t + ms(2)), Refusal::Explained);
+        assert_eq!(model.refused(1, t + ms(2)), Refusal::Followed);
         model.served(0, t + ms(2));
         model.sent(10, t + ms(2));
         assert_eq!(model.refused(10, t + ms(4)), Refusal::Other);
@@ -376,8 +379,27 @@ mod tests {
         for seq in 0..4 {
             model.sent(seq, t);
         }
-        assert_eq!(model.refused(2, t + ms(2)), Refusal::Explained);
+        assert_eq!(model.refused(2, t + ms(2)), Refusal::Followed);
         assert_eq!(model.refused(3, t + ms(2)), Refusal::Explained);
+        assert_eq!(model.limit(), Some(2));
+    }
+
+    #[test]
+    fn a_refusal_with_fewer_in_flight_than_followed_lowers_the_limit() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        // Answers out of order: the send that went fourth is refused first.
+        assert_eq!(model.refused(3, t + ms(200)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(3));
+        assert_eq!(model.refused(1, t + ms(200)), Refusal::Explained);
+        assert_eq!(model.limit(), Some(1));
+        // Served beside one other of ours, the other refused: still one;
+        // served beside two, one of them refused: two.
+        model.served(0, t + ms(201));
+        model.served(2, t + ms(201));
         assert_eq!(model.limit(), Some(2));
     }
 

@@ -283,8 +283,15 @@ impl ScopeState {
         // Clamped for the arithmetic; a give-up still reports what was asked.
         let asked = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
         let hint = asked.map(|h| h.min(MAX_SERVER_WAIT));
-        if self.concurrency.refused(seq, now) == Refusal::Explained {
-            return self.retry_alone(config, now, hint, asked, attempt, status);
+        match self.concurrency.refused(seq, now) {
+            Refusal::Other => {}
+            Refusal::Explained => {
+                return self.retry_alone(config, now, hint, asked, attempt, status);
+            }
+            Refusal::Followed => {
+                self.follow_concurrency();
+                return self.retry_alone(config, now, hint, asked, attempt, status);
+            }
         }
         let until = if self.pause_from_seq.is_some_and(|from| seq < from) {
             // Sent before the last refusal paused the scope: no news, only
