@@ -28,8 +28,8 @@
 //! fewer in flight lowers it, down to a send refused alone, which refutes
 //! it. The trial costs a rate limit a few refused requests, once.
 //!
-//! A send refused although it went alone is one no concurrency limit
-//! explains: refuted. One refused with fewer in flight than the limit
+//! A send refused although it was alone in flight its whole round trip is
+//! one no concurrency limit explains: refuted. One refused with fewer in flight than the limit
 //! followed lowers it to their number (others share the limit, or answers
 //! came back out of order).
 //!
@@ -96,6 +96,8 @@ pub(crate) struct ConcurrencyLimit {
     /// `K̂`: how many of ours the server serves at once.
     limit: Option<u32>,
     evidence: i32,
+    /// The number of our latest send.
+    last_sent: Option<u64>,
 }
 
 /// What a refusal says under this model.
@@ -134,6 +136,7 @@ impl ConcurrencyLimit {
     pub(crate) fn sent(&mut self, seq: u64, now: Instant) {
         let others = self.outstanding.len() as u32;
         self.outstanding.insert(seq, (now, others));
+        self.last_sent = Some(self.last_sent.map_or(seq, |last| last.max(seq)));
     }
 
     /// Send `seq` will never be answered.
@@ -169,8 +172,12 @@ impl ConcurrencyLimit {
             self.recent_refused.pop_front();
         }
         self.recent_refused.push_back((seq, now));
-        if others == 0 {
-            // Sent alone and refused: no concurrency limit explains it.
+        // Alone means alone for its whole round trip: a send that went
+        // first may arrive after those that went next (answers and
+        // arrivals reorder, new connections most).
+        let sent_after = self.last_sent.is_some_and(|last| last > seq);
+        if others == 0 && !sent_after {
+            // Alone and refused: no concurrency limit explains it.
             self.evidence = (self.evidence - 2).max(-EVIDENCE_CAP);
             self.limit = None;
             return Refusal::Other;
@@ -180,9 +187,12 @@ impl ConcurrencyLimit {
         if followed {
             // Fewer of ours in service than followed: others share the
             // limit, or a reading was high (answers reordered).
-            self.limit = self.limit.map(|limit| limit.min(others));
+            self.limit = self.limit.map(|limit| limit.min(others.max(1)));
             outcome = Refusal::Explained;
-        } else if self.evidence >= 0 && self.recent_served.iter().all(|&served| served < others) {
+        } else if others > 0
+            && self.evidence >= 0
+            && self.recent_served.iter().all(|&served| served < others)
+        {
             // Every send served went with fewer of ours in flight than
             // this one: a limit of `others` explains them all. Followed on
             // trial; a send refused with fewer in flight refutes it.
@@ -266,10 +276,10 @@ mod tests {
     /// Four sends at once, all served within 2 ms: sends with three others
     /// in flight were served, so no burst of four is the limit.
     fn four_served_at_once(model: &mut ConcurrencyLimit, t: Instant) -> Instant {
-        for seq in 100..104 {
+        for seq in 0..4 {
             model.sent(seq, t);
         }
-        for seq in 100..104 {
+        for seq in 0..4 {
             assert!(!model.served(seq, t + ms(2)));
         }
         t + ms(2)
@@ -277,14 +287,19 @@ mod tests {
 
     /// Four sends at once to a server serving two (0 and 2) for 200 ms and
     /// refusing the others within a 2 ms round trip.
-    fn two_served_of_four(model: &mut ConcurrencyLimit, t: Instant) -> (Refusal, Refusal, bool) {
-        for seq in 0..4 {
+    /// Sends numbered from `base`.
+    fn two_served_of_four(
+        model: &mut ConcurrencyLimit,
+        t: Instant,
+        base: u64,
+    ) -> (Refusal, Refusal, bool) {
+        for seq in base..base + 4 {
             model.sent(seq, t);
         }
-        let first = model.refused(1, t + ms(2));
-        let second = model.refused(3, t + ms(2));
-        model.served(0, t + ms(201));
-        let followed = model.served(2, t + ms(202));
+        let first = model.refused(base + 1, t + ms(2));
+        let second = model.refused(base + 3, t + ms(2));
+        model.served(base, t + ms(201));
+        let followed = model.served(base + 2, t + ms(202));
         (first, second, followed)
     }
 
@@ -292,7 +307,7 @@ mod tests {
     fn refusals_outlasted_by_slow_successes_show_the_limit() {
         let mut model = ConcurrencyLimit::default();
         let t = four_served_at_once(&mut model, Instant::now());
-        let (first, second, followed) = two_served_of_four(&mut model, t);
+        let (first, second, followed) = two_served_of_four(&mut model, t, 10);
         assert_eq!((first, second), (Refusal::Other, Refusal::Other));
         assert!(followed, "followed once both companions answered");
         assert_eq!(model.limit(), Some(2));
@@ -304,13 +319,13 @@ mod tests {
     fn refusals_answered_as_fast_as_successes_show_no_limit() {
         let mut model = ConcurrencyLimit::default();
         let t = four_served_at_once(&mut model, Instant::now());
-        for seq in 0..4 {
+        for seq in 10..14 {
             model.sent(seq, t);
         }
-        model.served(0, t + ms(2));
-        model.refused(1, t + ms(2));
-        model.served(2, t + ms(3));
-        model.refused(3, t + ms(3));
+        model.served(10, t + ms(2));
+        model.refused(11, t + ms(2));
+        model.served(12, t + ms(3));
+        model.refused(13, t + ms(3));
         assert_eq!(model.limit(), None);
         assert!(model.admits(100));
     }
@@ -357,7 +372,7 @@ mod tests {
     fn a_send_refused_with_fewer_in_flight_than_the_limit_refutes_it() {
         let mut model = ConcurrencyLimit::default();
         let t = four_served_at_once(&mut model, Instant::now());
-        let (_, _, followed) = two_served_of_four(&mut model, t);
+        let (_, _, followed) = two_served_of_four(&mut model, t, 10);
         assert!(followed);
         let t = t + ms(202);
         model.sent(20, t);
@@ -366,7 +381,7 @@ mod tests {
         // Evidence 1 − 2: no trial starts below zero; the next burst's two
         // refusals explained by timing bring it back to 1: followed again.
         let t = t + ms(2);
-        let (first, second, followed) = two_served_of_four(&mut model, t);
+        let (first, second, followed) = two_served_of_four(&mut model, t, 30);
         assert_eq!((first, second), (Refusal::Other, Refusal::Other));
         assert!(followed);
         assert_eq!(model.limit(), Some(2));
@@ -407,10 +422,10 @@ mod tests {
     fn an_abandoned_send_leaves_the_judgement_to_the_others() {
         let mut model = ConcurrencyLimit::default();
         let t = four_served_at_once(&mut model, Instant::now());
-        model.sent(0, t);
-        model.sent(1, t);
-        assert_eq!(model.refused(1, t + ms(2)), Refusal::Other);
-        model.abandoned(0);
+        model.sent(10, t);
+        model.sent(11, t);
+        assert_eq!(model.refused(11, t + ms(2)), Refusal::Other);
+        model.abandoned(10);
         assert_eq!(model.limit(), None, "no companion was seen served");
         assert!(model.pending.is_empty());
     }
@@ -451,5 +466,35 @@ mod tests {
         model.sent(1, t);
         model.served(1, t + Duration::from_secs(60));
         assert_eq!(model.wait_for_slot(), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_send_that_went_first_but_arrived_after_the_next_is_not_alone() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        // The first send (nothing in flight as it went) is refused: the
+        // others went after it, so it was not alone. No trial from it.
+        assert_eq!(model.refused(0, t + ms(200)), Refusal::Other);
+        assert_eq!(model.evidence, 0, "not refuted");
+        assert_eq!(model.refused(3, t + ms(200)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(3));
+    }
+
+    #[test]
+    fn a_followed_limit_never_drops_below_one() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        assert_eq!(model.refused(2, t + ms(2)), Refusal::Followed);
+        // The first send, refused while followed: nothing was in flight as
+        // it went, but sends went after it.
+        assert_eq!(model.refused(0, t + ms(3)), Refusal::Explained);
+        assert_eq!(model.limit(), Some(1));
+        assert!(model.admits(0));
     }
 }
