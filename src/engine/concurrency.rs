@@ -22,8 +22,9 @@
 //!
 //! A server that takes as long to refuse as to serve shows no such timing.
 //! Then counting tells: a send refused with `m` others of ours in flight as
-//! it went, when every send served recently went with fewer than `m`, is
-//! explained by a limit of `m`. A rate limit's first refused burst looks
+//! it went, when sends served in the same burst (one at least: a burst
+//! refused whole shows no limit of ours) all went with fewer, is explained
+//! by a limit of `m`, judged when the later of the two answers comes. A rate limit's first refused burst looks
 //! the same, so the limit is followed **on trial**: a send refused with
 //! fewer in flight lowers it, down to a send refused alone, which refutes
 //! it. The trial costs a rate limit a few refused requests, once.
@@ -85,8 +86,9 @@ pub(crate) struct ConcurrencyLimit {
     /// How many others of ours were in flight as each of the last
     /// [`RECENT`] sends served went.
     recent_served: VecDeque<u32>,
-    /// The last [`RECENT`] refusals: sequence number, when answered.
-    recent_refused: VecDeque<(u64, Instant)>,
+    /// The last [`RECENT`] refusals: sequence number, when answered, and
+    /// how many others of ours were in flight as it went.
+    recent_refused: VecDeque<(u64, Instant, u32)>,
     pending: VecDeque<Pending>,
     /// Round trips of every answer, refusals included (the wait bound).
     round_trip: RoundTrip,
@@ -171,7 +173,7 @@ impl ConcurrencyLimit {
         if self.recent_refused.len() == RECENT {
             self.recent_refused.pop_front();
         }
-        self.recent_refused.push_back((seq, now));
+        self.recent_refused.push_back((seq, now, others));
         // Alone means alone for its whole round trip: a send that went
         // first may arrive after those that went next (answers and
         // arrivals reorder, new connections most).
@@ -189,15 +191,7 @@ impl ConcurrencyLimit {
             // limit, or a reading was high (answers reordered).
             self.limit = self.limit.map(|limit| limit.min(others.max(1)));
             outcome = Refusal::Explained;
-        } else if others > 0
-            && self.evidence >= 0
-            && self.recent_served.iter().all(|&served| served < others)
-        {
-            // Every send served went with fewer of ours in flight than
-            // this one: a limit of `others` explains them all. Followed on
-            // trial; a send refused with fewer in flight refutes it.
-            self.limit = Some(self.limit.map_or(others, |limit| limit.min(others)));
-            self.evidence = self.evidence.max(1);
+        } else if self.trial(others) {
             outcome = Refusal::Followed;
         }
         if let Some(&last) = self.outstanding.keys().next_back() {
@@ -231,14 +225,47 @@ impl ConcurrencyLimit {
             let refused = self
                 .recent_refused
                 .iter()
-                .filter(|&&(refused, answered)| refused < seq && answered >= sent)
+                .filter(|&&(refused, answered, _)| refused < seq && answered >= sent)
                 .count() as u32;
             let together = others.saturating_sub(refused) + 1;
             if before {
                 self.limit = self.limit.map(|limit| limit.max(together));
+            } else {
+                self.trial_from(sent);
             }
         }
         !before && self.limit().is_some()
+    }
+
+    /// Starts a trial at a limit of `others` if the counting evidence
+    /// says so: a send refused with `others` of ours in flight, while
+    /// sends served recently (one at least: a burst refused whole shows
+    /// no limit of ours) all went with fewer.
+    fn trial(&mut self, others: u32) -> bool {
+        let shown = others > 0
+            && self.evidence >= 0
+            && !self.recent_served.is_empty()
+            && self.recent_served.iter().all(|&served| served < others);
+        if shown {
+            self.limit = Some(self.limit.map_or(others, |limit| limit.min(others)));
+            self.evidence = self.evidence.max(1);
+        }
+        shown
+    }
+
+    /// A send that went at `sent` was served: the refusals answered since
+    /// (the same burst) may now show a limit (`trial`), the fewest in
+    /// flight among them.
+    fn trial_from(&mut self, sent: Instant) {
+        let fewest = self
+            .recent_refused
+            .iter()
+            .filter(|&&(_, answered, others)| answered >= sent && others > 0)
+            .map(|&(_, _, others)| others)
+            .min();
+        if let Some(others) = fewest {
+            self.trial(others);
+        }
     }
 
     /// Takes `seq` out of the sends in flight: its round trip and how many
@@ -331,17 +358,18 @@ mod tests {
     }
 
     #[test]
-    fn a_burst_refused_beyond_what_was_ever_served_is_followed_on_trial() {
+    fn a_burst_partly_served_shows_a_limit_on_trial() {
         let mut model = ConcurrencyLimit::default();
         let t = Instant::now();
         for seq in 0..4 {
             model.sent(seq, t);
         }
-        // Refused with two others in flight, nothing served yet: a limit
-        // of two explains it, on trial.
-        assert_eq!(model.refused(2, t + ms(200)), Refusal::Followed);
-        assert_eq!(model.refused(3, t + ms(200)), Refusal::Explained);
-        model.served(0, t + ms(200));
+        // Refused with two and three others in flight, before anything
+        // was served: nothing shown yet.
+        assert_eq!(model.refused(2, t + ms(200)), Refusal::Other);
+        assert_eq!(model.refused(3, t + ms(200)), Refusal::Other);
+        // Served with none in flight: a limit of two explains the burst.
+        assert!(model.served(0, t + ms(200)));
         model.served(1, t + ms(200));
         assert_eq!(model.limit(), Some(2));
         assert!(model.admits(1));
@@ -355,13 +383,27 @@ mod tests {
     }
 
     #[test]
+    fn a_burst_refused_whole_shows_no_limit() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        for seq in 0..4 {
+            assert_eq!(model.refused(seq, t + ms(2)), Refusal::Other);
+        }
+        assert_eq!(model.limit(), None);
+        assert!(model.admits(4));
+    }
+
+    #[test]
     fn a_send_refused_alone_on_trial_refutes_the_limit() {
         let mut model = ConcurrencyLimit::default();
         let t = Instant::now();
         model.sent(0, t);
         model.sent(1, t);
-        assert_eq!(model.refused(1, t + ms(2)), Refusal::Followed);
         model.served(0, t + ms(2));
+        assert_eq!(model.refused(1, t + ms(2)), Refusal::Followed);
         model.sent(10, t + ms(2));
         assert_eq!(model.refused(10, t + ms(4)), Refusal::Other);
         assert_eq!(model.limit(), None);
@@ -394,6 +436,7 @@ mod tests {
         for seq in 0..4 {
             model.sent(seq, t);
         }
+        model.served(0, t + ms(2));
         assert_eq!(model.refused(2, t + ms(2)), Refusal::Followed);
         assert_eq!(model.refused(3, t + ms(2)), Refusal::Explained);
         assert_eq!(model.limit(), Some(2));
@@ -406,14 +449,13 @@ mod tests {
         for seq in 0..4 {
             model.sent(seq, t);
         }
+        model.served(0, t + ms(200));
         // Answers out of order: the send that went fourth is refused first.
         assert_eq!(model.refused(3, t + ms(200)), Refusal::Followed);
         assert_eq!(model.limit(), Some(3));
         assert_eq!(model.refused(1, t + ms(200)), Refusal::Explained);
         assert_eq!(model.limit(), Some(1));
-        // Served beside one other of ours, the other refused: still one;
-        // served beside two, one of them refused: two.
-        model.served(0, t + ms(201));
+        // Served beside two of ours, one of them refused: two.
         model.served(2, t + ms(201));
         assert_eq!(model.limit(), Some(2));
     }
@@ -476,9 +518,10 @@ mod tests {
             model.sent(seq, t);
         }
         // The first send (nothing in flight as it went) is refused: the
-        // others went after it, so it was not alone. No trial from it.
+        // others went after it, so it was not alone.
         assert_eq!(model.refused(0, t + ms(200)), Refusal::Other);
         assert_eq!(model.evidence, 0, "not refuted");
+        assert!(!model.served(1, t + ms(200)), "no refusal with others out");
         assert_eq!(model.refused(3, t + ms(200)), Refusal::Followed);
         assert_eq!(model.limit(), Some(3));
     }
@@ -490,6 +533,7 @@ mod tests {
         for seq in 0..4 {
             model.sent(seq, t);
         }
+        model.served(1, t + ms(2));
         assert_eq!(model.refused(2, t + ms(2)), Refusal::Followed);
         // The first send, refused while followed: nothing was in flight as
         // it went, but sends went after it.

@@ -32,12 +32,12 @@ const DEFAULT_CASES: u64 = 400;
 /// models land (the figures of each step are in `docs/sweep.md`).
 const WITHIN_AT_LEAST: [(limiter::Kind, usize); 7] = [
     (limiter::Kind::TokenBucket, 24),
-    (limiter::Kind::FixedWindowAligned, 27),
+    (limiter::Kind::FixedWindowAligned, 28),
     (limiter::Kind::FixedWindowFirst, 29),
     (limiter::Kind::SlidingLog, 41),
     (limiter::Kind::SlidingCounter, 20),
     (limiter::Kind::LeakyBucket, 30),
-    (limiter::Kind::Concurrency, 54),
+    (limiter::Kind::Concurrency, 52),
 ];
 
 fn env_number(name: &str, default: u64) -> u64 {
