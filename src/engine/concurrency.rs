@@ -541,4 +541,20 @@ mod tests {
         assert_eq!(model.limit(), Some(1));
         assert!(model.admits(0));
     }
+
+    #[test]
+    fn a_send_served_beside_more_raises_the_limit_less_those_refused_before_it() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        model.served(0, t + ms(2));
+        assert_eq!(model.refused(1, t + ms(2)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(1));
+        // The fourth send went with three in flight, one of which (the
+        // second) was refused: three served at once.
+        model.served(3, t + ms(200));
+        assert_eq!(model.limit(), Some(3));
+    }
 }
