@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use crate::engine::{Attempt, Scope};
+use crate::engine::{Attempt, Cost, Scope};
 
 /// Settings for one request that replace the client's: attempts, the
 /// longest wait, the deadline, the scope. Unset fields keep the client's
@@ -49,6 +49,7 @@ pub struct RequestOptions {
     max_wait: Option<Duration>,
     deadline: Option<Option<Duration>>,
     scope: Option<Scope>,
+    costs: Vec<Cost>,
 }
 
 impl RequestOptions {
@@ -92,6 +93,17 @@ impl RequestOptions {
         self
     }
 
+    /// What this request spends of a quota in another unit than requests
+    /// (model tokens, say), so it waits until that quota has room for it
+    /// ([`Cost`]). One cost per unit: a second in the same unit replaces
+    /// the first. Undeclared, a request is taken to cost what the readings
+    /// showed earlier ones cost.
+    pub fn cost(mut self, cost: Cost) -> Self {
+        self.costs.retain(|c| c.unit() != cost.unit());
+        self.costs.push(cost);
+        self
+    }
+
     /// The attempts set, if any.
     pub fn get_max_attempts(&self) -> Option<u32> {
         self.max_attempts
@@ -110,6 +122,11 @@ impl RequestOptions {
     /// The scope set, if any.
     pub fn get_scope(&self) -> Option<&Scope> {
         self.scope.as_ref()
+    }
+
+    /// The costs declared, one per unit.
+    pub fn get_costs(&self) -> &[Cost] {
+        &self.costs
     }
 
     /// Puts these options in `request`'s extensions, replacing any there.

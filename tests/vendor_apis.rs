@@ -146,12 +146,7 @@ async fn openai_tokens_bind(c: usize) {
     )
     .await;
 }
-per_concurrency!(
-    openai_tokens,
-    openai_tokens_bind,
-    one = "needs the engine's cost pacing (issue 32)",
-    four = "needs the engine's cost pacing (issue 32)"
-);
+per_concurrency!(openai_tokens, openai_tokens_bind);
 
 async fn anthropic_requests_bind(c: usize) {
     let api = AnthropicApi::new(5, 1_000_000, 1_000_000, Duration::from_secs(1))
@@ -182,12 +177,7 @@ async fn anthropic_output_tokens_bind(c: usize) {
     .await;
     check("anthropic output tokens", c, api.received());
 }
-per_concurrency!(
-    anthropic_output_tokens,
-    anthropic_output_tokens_bind,
-    one = "needs the engine's cost pacing (issue 32)",
-    four = "needs the engine's cost pacing (issue 32)"
-);
+per_concurrency!(anthropic_output_tokens, anthropic_output_tokens_bind);
 
 async fn discord_shared_bucket(c: usize) {
     // Two routes, one bucket of 5 per second.

@@ -29,7 +29,9 @@
 mod budget;
 mod concurrency;
 mod config;
+mod cost;
 mod decision;
+mod metered;
 mod pacer;
 mod round_trip;
 mod scope;
@@ -48,6 +50,7 @@ use tokio::sync::futures::Notified;
 
 pub use budget::RetryBudget;
 pub use config::{Backoff, Config, GiveUpMode};
+pub use cost::Cost;
 pub use decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 pub use scope::Scope;
 pub use state::PROBE_PATIENCE;
@@ -368,23 +371,39 @@ impl Engine {
 
     /// Before a send to `scope` at `now`: go, or wait how long and why.
     pub fn admit(&self, scope: &Scope, now: Instant) -> Admit {
-        self.admit_in(&self.handle(scope.as_str(), now), now)
+        self.admit_costing(scope, now, &[])
     }
 
-    /// [`admit`](Self::admit) with the scope already resolved.
-    pub(crate) fn admit_in(&self, handle: &ScopeHandle, now: Instant) -> Admit {
-        self.admit_with(handle, now, true)
+    /// [`admit`](Self::admit) for a send that declares what it spends of
+    /// quotas in other units than requests ([`Cost`]): every quota the
+    /// scope knows must admit it.
+    pub fn admit_costing(&self, scope: &Scope, now: Instant, costs: &[Cost]) -> Admit {
+        self.admit_in(&self.handle(scope.as_str(), now), now, costs)
     }
 
-    /// [`admit_in`](Self::admit_in) without local pacing: the pause still
-    /// holds, but the pace was set by a shared store.
+    /// [`admit_costing`](Self::admit_costing) with the scope already
+    /// resolved.
+    pub(crate) fn admit_in(&self, handle: &ScopeHandle, now: Instant, costs: &[Cost]) -> Admit {
+        self.admit_with(handle, now, true, costs)
+    }
+
+    /// [`admit_in`](Self::admit_in) without local pacing of the requests
+    /// quota: the pause still holds, but the pace was set by a shared store.
     #[cfg(feature = "redis")]
-    pub(crate) fn admit_unpaced_in(&self, handle: &ScopeHandle, now: Instant) -> Admit {
-        self.admit_with(handle, now, false)
+    pub(crate) fn admit_unpaced_in(
+        &self,
+        handle: &ScopeHandle,
+        now: Instant,
+        costs: &[Cost],
+    ) -> Admit {
+        self.admit_with(handle, now, false, costs)
     }
 
-    fn admit_with(&self, handle: &ScopeHandle, now: Instant, pace: bool) -> Admit {
-        let decision = handle.slot.lock().admit(&self.shared.config, now, pace);
+    fn admit_with(&self, handle: &ScopeHandle, now: Instant, pace: bool, costs: &[Cost]) -> Admit {
+        let decision = handle
+            .slot
+            .lock()
+            .admit(&self.shared.config, now, pace, costs);
         state::admission(decision, |seq| InFlight {
             slot: Arc::clone(&handle.slot),
             scope: handle.scope.clone(),

@@ -1,5 +1,6 @@
 //! One scope's shared state and the rules applied to it.
 
+use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
 use http::StatusCode;
@@ -10,7 +11,9 @@ use super::Attempt;
 use super::budget::BudgetAccount;
 use super::concurrency::{ConcurrencyLimit, Refusal};
 use super::config::Config;
+use super::cost::Cost;
 use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
+use super::metered::{MeterReading, Metered};
 use super::pacer::{Pacer, QuotaReading};
 use super::stats::ScopeStats;
 use super::time::{MAX_SERVER_WAIT, later};
@@ -34,6 +37,9 @@ pub(crate) struct ScopeState {
     /// The concurrency-limit model (`concurrency.rs`): followed while the
     /// evidence says the server serves at most so many of ours at once.
     concurrency: ConcurrencyLimit,
+    /// The quotas in other units than requests (`metered.rs`): every one
+    /// must admit a send, at its cost.
+    metered: Metered,
     in_flight: u32,
     next_seq: u64,
     last_synced_seq: Option<u64>,
@@ -61,6 +67,7 @@ impl ScopeState {
             pause_until: None,
             pacer: Pacer::default(),
             concurrency: ConcurrencyLimit::default(),
+            metered: Metered::default(),
             in_flight: 0,
             next_seq: 0,
             last_synced_seq: None,
@@ -95,12 +102,15 @@ impl ScopeState {
     }
 
     /// Go now (returns the send's sequence number) or wait. `pace: false`
-    /// skips local pacing (a shared store paced the send already).
+    /// skips the requests quota's local pacing (a shared store paced the
+    /// send already); `costs`: what the send declares it spends of quotas
+    /// in other units.
     pub(crate) fn admit(
         &mut self,
         config: &Config,
         now: Instant,
         pace: bool,
+        costs: &[Cost],
     ) -> Result<u64, (Duration, WaitReason)> {
         let pause_ended = match self.pause_until {
             Some(until) if until > now => return Err((until - now, WaitReason::Paused)),
@@ -120,6 +130,13 @@ impl ScopeState {
         if !self.concurrency.admits(self.in_flight) {
             return Err((self.concurrency.wait_for_slot(), WaitReason::Pacing));
         }
+        // Every quota must admit the send: the metered ones are asked
+        // first, as asking takes nothing, then the pacer takes its unit.
+        if config.pacing
+            && let Some(wait) = self.metered.wait(now, costs)
+        {
+            return Err((wait, WaitReason::Pacing));
+        }
         if config.pacing && pace {
             self.pacer
                 .admit(now, Some(self.next_seq))
@@ -137,6 +154,9 @@ impl ScopeState {
         self.in_flight += 1;
         self.stats.sent += 1;
         self.concurrency.sent(seq, now);
+        if config.pacing {
+            self.metered.take(now, seq, costs);
+        }
         Ok(seq)
     }
 
@@ -150,7 +170,7 @@ impl ScopeState {
         !paused
             && !probing
             && self.concurrency.admits(self.in_flight)
-            && (!config.pacing || self.pacer.ready(now))
+            && (!config.pacing || (self.pacer.ready(now) && self.metered.ready(now)))
     }
 
     /// How long this scope's pause still holds at `now`, if one does.
@@ -164,6 +184,7 @@ impl ScopeState {
     /// Send `seq` will never report (cancelled).
     pub(crate) fn abandon(&mut self, seq: u64) {
         self.concurrency.abandoned(seq);
+        self.metered.answered(seq, None);
         self.in_flight = self.in_flight.saturating_sub(1);
         self.answered(seq);
     }
@@ -192,6 +213,7 @@ impl ScopeState {
 
     fn settle(&mut self, seq: u64, attempt: &Attempt, now: Instant) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.metered.answered(seq, Some(now));
         self.answered(seq);
         self.last_used = self.last_used.max(now);
         if attempt.number <= 1
@@ -202,12 +224,21 @@ impl ScopeState {
     }
 
     fn learn(&mut self, seq: u64, now: Instant, signal: &Signal) {
+        for quota in signal.policies().iter().filter(|q| is_metered(q)) {
+            if let Some(remaining) = quota.remaining() {
+                let reading = MeterReading {
+                    unit: quota.unit(),
+                    name: quota.name().map(str::to_owned),
+                    limit: quota.limit(),
+                    remaining,
+                    reset: quota.reset().map(|reset| reset.min(MAX_SERVER_WAIT)),
+                };
+                self.metered.sync(now, seq, &reading);
+            }
+        }
         let Some(quota) = pacing_quota(signal) else {
             return;
         };
-        if quota.unit() != QuotaUnit::Requests {
-            return;
-        }
         // Server numbers enter the engine clamped: no instant computed from
         // them can overflow.
         let reading = QuotaReading {
@@ -293,12 +324,18 @@ impl ScopeState {
                 return self.retry_alone(config, now, hint, asked, attempt, status);
             }
         }
+        // A quota in another unit (tokens) that cannot admit the next send
+        // explains the refusal: not one of the requests quota.
+        let metered = self.metered.refused(now);
         let until = if self.pause_from_seq.is_some_and(|from| seq < from) {
             // Sent before the last refusal paused the scope: no news, only
             // a hint that may reach further.
             hint.map(|h| later(now, h))
         } else {
-            Some(later(now, self.pause_after_refusal(config, now, hint)))
+            Some(later(
+                now,
+                self.pause_after_refusal(config, now, hint, metered),
+            ))
         };
         if let Some(until) = until {
             self.pause_until = Some(self.pause_until.map_or(until, |p| p.max(until)));
@@ -362,15 +399,23 @@ impl ScopeState {
     /// after waiting what the server said (or told nothing, zero, a past
     /// date), back off as without one. Without a hint, the wait is what the
     /// pacer expects (a learned window's end, a reset), else
-    /// [`Config::unhinted_wait`] doubled per refusal in a row.
+    /// [`Config::unhinted_wait`] doubled per refusal in a row. `metered`:
+    /// a quota in another unit explains the refusal; the requests pacer
+    /// does not read it as its own, and that quota's wait is the one
+    /// expected.
     fn pause_after_refusal(
         &mut self,
         config: &Config,
         now: Instant,
         hint: Option<Duration>,
+        metered: bool,
     ) -> Duration {
         let n = self.consecutive_throttles;
-        let expected = self.pacer.on_throttle(now, hint);
+        let expected = if metered {
+            self.metered.wait(now, &[])
+        } else {
+            self.pacer.on_throttle(now, hint)
+        };
         let backoff = config.backoff.draw_with(&mut self.rng, n);
         self.consecutive_throttles = n.saturating_add(1);
         self.pause_from_seq = Some(self.next_seq);
@@ -448,7 +493,17 @@ impl ScopeState {
 /// equally binding policies that states its window, so the rate is known
 /// (the longest reset among those, as the binding rule prefers).
 pub(crate) fn pacing_quota(signal: &Signal) -> Option<&Quota> {
-    let binding = signal.quota()?;
+    let binding = match signal.quota() {
+        Some(quota) if quota.unit() == QuotaUnit::Requests => quota,
+        // A quota in another unit binds when exhausted: the requests quota
+        // is still read, the least remaining first (`metered.rs` paces
+        // the other).
+        _ => signal
+            .policies()
+            .iter()
+            .filter(|q| q.unit() == QuotaUnit::Requests)
+            .min_by_key(|q| (q.remaining().is_none(), q.remaining(), Reverse(q.reset())))?,
+    };
     if binding.window().is_some() {
         return Some(binding);
     }
@@ -472,6 +527,16 @@ fn tightest_reset(signal: &Signal, quota: &Quota) -> Option<std::time::Duration>
         .filter_map(Quota::reset)
         .chain(quota.reset())
         .min()
+}
+
+/// Whether `quota` counts another unit than requests and is paced by its
+/// cost (`metered.rs`). A concurrency quota is not: its units come back
+/// with answers, not with time.
+fn is_metered(quota: &Quota) -> bool {
+    !matches!(
+        quota.unit(),
+        QuotaUnit::Requests | QuotaUnit::ConcurrentRequests
+    )
 }
 
 /// Builds an admission from a state decision.

@@ -657,7 +657,9 @@ fn a_scope_is_ready_when_its_pause_and_probe_are_over() {
     let t0 = Instant::now();
     let mut scope = state::ScopeState::new(&config, "s", t0);
     assert!(scope.ready(&config, t0));
-    let seq = scope.admit(&config, t0, true).expect("nothing holds it");
+    let seq = scope
+        .admit(&config, t0, true, &[])
+        .expect("nothing holds it");
     let attempt = Attempt::new(1, true, t0);
     let class = ResponseClass::Throttled { wait: None };
     let signal = hint_signal(Duration::from_secs(1));
@@ -667,7 +669,9 @@ fn a_scope_is_ready_when_its_pause_and_probe_are_over() {
     assert!(!scope.ready(&config, end - ms(1)));
     assert!(scope.ready(&config, end));
     // The first send after the pause goes alone, until answered or patient.
-    scope.admit(&config, end, true).expect("the pause is over");
+    scope
+        .admit(&config, end, true, &[])
+        .expect("the pause is over");
     assert!(!scope.ready(&config, end + ms(10)));
     assert!(!scope.ready(&config, end + PROBE_PATIENCE - ms(1)));
     assert!(scope.ready(&config, end + PROBE_PATIENCE));

@@ -39,6 +39,18 @@ pub(crate) fn is_whole_seconds(d: Duration) -> bool {
     d.subsec_nanos() == 0
 }
 
+/// The unit `d` was given in, as far as its value shows: a whole number of
+/// milliseconds (not of seconds) was given in milliseconds (a Go duration,
+/// `retry-after-ms`); anything else is taken as good to the second (a
+/// delta in whole seconds, or an instant given to the second, as epochs,
+/// HTTP-dates and most RFC 3339 stamps are, less a clock reading).
+pub(crate) fn precision_of(d: Duration) -> Duration {
+    match d.subsec_nanos() {
+        nanos if nanos != 0 && nanos % 1_000_000 == 0 => Duration::from_millis(1),
+        _ => Duration::from_secs(1),
+    }
+}
+
 /// A float number of seconds as a wait: negative or `NaN` is zero, anything
 /// beyond [`MAX_SERVER_WAIT`] (infinity included) is `MAX_SERVER_WAIT`.
 pub(crate) fn wait_from_secs(secs: f64) -> Duration {
@@ -69,6 +81,21 @@ mod tests {
         assert_eq!(apart(now, soon), Duration::from_millis(40));
         assert_eq!(apart(soon, now), Duration::from_millis(40));
         assert_eq!(apart(now, now), Duration::ZERO);
+    }
+
+    #[test]
+    fn precision_is_the_unit_a_value_was_given_in() {
+        assert_eq!(precision_of(Duration::from_secs(6)), Duration::from_secs(1));
+        assert_eq!(precision_of(Duration::ZERO), Duration::from_secs(1));
+        assert_eq!(
+            precision_of(Duration::from_millis(1_500)),
+            Duration::from_millis(1)
+        );
+        // An instant to the second less a clock reading.
+        assert_eq!(
+            precision_of(Duration::from_micros(1_500)),
+            Duration::from_secs(1)
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::breaker::{Breaker, Fallback, Shared};
 use super::lesson::Lesson;
 use super::store::{RedisFleet, Reservation};
-use crate::engine::{Admit, Engine, ScopeHandle, WaitReason};
+use crate::engine::{Admit, Cost, Engine, ScopeHandle, WaitReason};
 use crate::signal::Signal;
 
 /// A [`RedisFleet`] with this process's breaker and fallback pacing.
@@ -59,6 +59,7 @@ impl FleetGate {
         at: Instant,
         longest: Duration,
         turn: &mut Turn,
+        costs: &[Cost],
     ) -> Admit {
         if let Some(slot) = turn.held {
             if slot > at {
@@ -68,7 +69,7 @@ impl FleetGate {
                 };
             }
             turn.held = None;
-            return engine.admit_unpaced_in(handle, at);
+            return engine.admit_unpaced_in(handle, at, costs);
         }
         // A local pause (this process was refused, or learned one) is asked
         // first: a slot reserved now could not be used, and would be thrown
@@ -110,7 +111,7 @@ impl FleetGate {
                     }
                     turn.probe = probe;
                     if after.is_zero() {
-                        return engine.admit_unpaced_in(handle, now);
+                        return engine.admit_unpaced_in(handle, now, costs);
                     }
                     turn.held = Some(crate::engine::later(now, after));
                     Admit::After {
@@ -142,7 +143,7 @@ impl FleetGate {
                 reason: WaitReason::Pacing,
             };
         }
-        engine.admit_in(handle, now)
+        engine.admit_in(handle, now, costs)
     }
 
     /// After a response: share what it taught. A probe's answer, a

@@ -92,6 +92,9 @@ pub(crate) fn execute<'a, T: Transport>(
         let started = now();
         let method = req.method().clone();
         let chosen = options.as_deref().and_then(RequestOptions::get_scope);
+        let costs = options
+            .as_deref()
+            .map_or(&[][..], RequestOptions::get_costs);
         let handle = core.scope_of(&req, chosen, started);
         let scope = handle.scope();
         let replay = classify::prepare(&mut req, core.settings.idempotency_keys);
@@ -133,12 +136,12 @@ pub(crate) fn execute<'a, T: Transport>(
                             .and_then(|deadline| started.checked_add(deadline))
                             .map_or(Duration::MAX, |end| end.saturating_duration_since(at))
                             .min(attempt.max_wait(config));
-                        Box::pin(fleet.admit(engine, &handle, at, longest, &mut turn)).await
+                        Box::pin(fleet.admit(engine, &handle, at, longest, &mut turn, costs)).await
                     }
-                    None => engine.admit_in(&handle, at),
+                    None => engine.admit_in(&handle, at, costs),
                 };
                 #[cfg(not(feature = "redis"))]
-                let admitted = engine.admit_in(&handle, at);
+                let admitted = engine.admit_in(&handle, at, costs);
                 match admitted {
                     Admit::Now(ticket) => break ticket,
                     Admit::After { wait, reason } => {

@@ -12,6 +12,7 @@
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //! | concurrency limit: at most K requests in service (the engine's `concurrency.rs`, beside this pacer) | refusals outlasted by sends of ours served longer than a refusal's round trip allows; refuted by a lone send refused | at most K of ours in flight; a refusal it explains waits its own hint, pausing nobody; a rate learned only from its refusals is dropped |
+//! | a quota in another unit (tokens, points, bytes; the engine's `metered.rs`, beside this pacer) | its unit | each send reserves its cost, declared or estimated from the quota's fall per request; a window until the readings show a bucket |
 //! | no quota, a burst that does not come back whole (a sliding window counter, a window longer than the cycle, others spending) | a refusal while the learned cycle let the send go | one unit at a time at the cycle's burst less one per cycle, halved by each refusal after that, down to one unit per cycle (below, 2; `learned.rs`) |
 //!
 //! The mirror is a token estimate `E` that refills at a rate and is spent one

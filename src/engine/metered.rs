@@ -1,0 +1,440 @@
+//! Quotas counted in another unit than requests (model tokens, input or
+//! output tokens, query points, bytes): each send spends its **cost** in
+//! that unit, declared by the request ([`Cost`]) or estimated from the
+//! readings. Every quota of a scope must admit a send: the pacer the
+//! requests quota, this model each of the others.
+//!
+//! **Observation.** A response reading `R` units left of `L`, whole again
+//! in `T` (its reset), received at `t` in the answer to our send `s`,
+//! while sends of ours holding `P` units (their costs) are still out:
+//!
+//! ```text
+//! level(t) ∈ [R − P, R]      the server may not have counted those yet
+//! level(t + T) = L           whole again by then, if nobody spends more
+//! ```
+//!
+//! The mirror takes the low end, `E ← R − P` at `t`. Only the answer to a
+//! later send than the last one synced re-syncs it (an older send's
+//! answer describes an older state). `t + T` is measured from the answer's
+//! arrival, a trip after the server counted, so a send at `t + T` reaches
+//! it at least a round trip after the instant `T` named: the margin is the
+//! network's own.
+//!
+//! **Refill.** Two ways units come back, told apart by the readings:
+//!
+//! | kind | evidence | level at `t′ > t` |
+//! |---|---|---|
+//! | window (until shown otherwise) | nothing came back early | `E` until `t + T`, then `L` |
+//! | bucket | well before the previous reading's `t + T`: a count above it by more than our sends then out, or an end `t + T` that moved later as we spent | `min(L, E + r·(t′ − t))` with `r = (L − R) / T` |
+//! | back to window | a count that fell while the end stayed put; a refusal while the bucket's level admitted the send | as a window |
+//!
+//! A bucket's reset is the time to refill what is missing (OpenAI's
+//! `x-ratelimit-reset-tokens`, Anthropic's `…-tokens-reset`), so each
+//! reading with `R < L` states the rate `(L − R) / T`, and each send of
+//! cost `c` moves that end `c / r` later, where a window's end stays put.
+//! Every comparison of instants allows the measured round trip and its
+//! spread (`round_trip.rs`, `SRTT + 4·RTTVAR`: a reading counted just after
+//! a boundary may arrive before the previous one's `t + T` by as much as
+//! one trip) and the reset's precision (a whole number of seconds is taken
+//! as rounded to the second). Read as a bucket, a window refuses; read as
+//! a window, a bucket is spent in bursts at its rate: so a window is the
+//! default, and a bucket needs the evidence.
+//!
+//! **Cost.** A send declaring `c` units of a quota's unit reserves `c`;
+//! one declaring none reserves the estimate `ĉ`, the quota's fall per
+//! request between two readings with no boundary between them:
+//!
+//! ```text
+//! ĉ_sample = (R₁ − R₂ + r·Δt − Σ declared) / k     k: undeclared sends of ours between the two
+//! c̄ ← ĉ_sample (first) or c̄ + ½·(ĉ_sample − c̄)
+//! ĉ = max(c̄, ĉ_sample)
+//! ```
+//!
+//! An estimate too low admits a send the quota cannot hold (a refusal);
+//! too high, it only waits longer: so the latest sample, when higher, is
+//! taken over the mean.
+//! the first reading counting from `L` over every send before it (high
+//! when others or earlier processes spent too: the safe side, corrected
+//! by the next samples). Before any estimate an undeclared send reserves
+//! nothing.
+//!
+//! **Admission.** A send of cost `c` goes when `E(now) ≥ min(c, L)` (a
+//! cost above the limit waits for a whole quota and may still be refused:
+//! the server's answer decides), else waits until the level reaches it:
+//! `(min(c, L) − E) / r` in a bucket, `t + T` in a window. A quota with no
+//! reset and no rate holds nothing back: nothing says when it returns, and
+//! the server's refusal (with its hint) will.
+//!
+//! A refusal after which a quota's level cannot admit the next send is
+//! that quota's: the scope waits for the hint, and the requests pacer does
+//! not read it as a refusal of the requests quota.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use super::cost::Cost;
+use super::round_trip::RoundTrip;
+use super::time::{apart, later, precision_of, wait_from_secs};
+use crate::signal::QuotaUnit;
+
+/// Quotas followed per scope, at most: a response listing more adds none
+/// beyond (OpenAI sends one besides requests, Anthropic three).
+const MAX_QUOTAS: usize = 8;
+/// Sends remembered for the cost estimate: the latest 64 (a sample
+/// counts the sends between two readings; 16 in flight fit several times).
+const RECENT_SENDS: usize = 64;
+/// Weight of a new sample in the cost estimate: a half, so a changed cost
+/// is followed within a few readings while one odd sample moves it half.
+const COST_WEIGHT: f64 = 0.5;
+/// Tolerance on unit arithmetic (float rounding).
+const EPSILON: f64 = 1e-9;
+
+/// One quota's numbers in a response.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MeterReading {
+    pub(crate) unit: QuotaUnit,
+    pub(crate) name: Option<String>,
+    pub(crate) limit: Option<u64>,
+    pub(crate) remaining: u64,
+    /// Until whole again (clamped by the caller).
+    pub(crate) reset: Option<Duration>,
+}
+
+/// The last reading synced from.
+#[derive(Debug, Clone, Copy)]
+struct Synced {
+    seq: u64,
+    remaining: f64,
+    at: Instant,
+    full_at: Option<Instant>,
+    /// The costs of our other sends out then.
+    out: f64,
+}
+
+/// One quota in another unit.
+#[derive(Debug, Clone)]
+struct MeteredQuota {
+    unit: QuotaUnit,
+    name: Option<String>,
+    limit: f64,
+    /// `E` at `at`.
+    level: f64,
+    at: Instant,
+    /// Whole again by then (a window's end; a bucket's "full").
+    full_at: Option<Instant>,
+    /// Units a second, once the readings showed units coming back before
+    /// a reset (a bucket); `None`: a window.
+    rate: Option<f64>,
+    /// The rate the latest reading states, `(L − R) / T`.
+    stated_rate: Option<f64>,
+    latest: Option<Synced>,
+    /// The samples' smoothed mean.
+    smoothed_cost: Option<f64>,
+    /// `ĉ`: what an undeclared send costs.
+    estimate: Option<f64>,
+    /// Our sends out and what each declared (`None`: the estimate).
+    held: BTreeMap<u64, Option<f64>>,
+}
+
+impl MeteredQuota {
+    fn new(reading: &MeterReading, now: Instant) -> Self {
+        Self {
+            unit: reading.unit,
+            name: reading.name.clone(),
+            limit: 0.0,
+            level: 0.0,
+            at: now,
+            full_at: None,
+            rate: None,
+            stated_rate: None,
+            latest: None,
+            smoothed_cost: None,
+            estimate: None,
+            held: BTreeMap::new(),
+        }
+    }
+
+    fn is(&self, unit: QuotaUnit, name: Option<&str>) -> bool {
+        self.unit == unit && self.name.as_deref() == name
+    }
+
+    /// `E(now)`.
+    fn level(&self, now: Instant) -> f64 {
+        let since = now.saturating_duration_since(self.at).as_secs_f64();
+        match (self.rate, self.full_at) {
+            (_, Some(full)) if now >= full => self.limit,
+            (Some(rate), _) => (self.level + rate * since).min(self.limit),
+            (None, _) => self.level,
+        }
+    }
+
+    /// What a send declaring `costs` declares of this quota.
+    fn declared(&self, costs: &[Cost]) -> Option<f64> {
+        costs
+            .iter()
+            .find(|cost| cost.unit() == self.unit)
+            .map(|cost| cost.amount() as f64)
+    }
+
+    /// What a send declaring `declared` takes: that, else the estimate
+    /// (nothing before one).
+    fn cost(&self, declared: Option<f64>) -> f64 {
+        declared.or(self.estimate).unwrap_or(0.0)
+    }
+
+    /// How long until a send of cost `cost` may go; `None`: now.
+    fn wait(&self, now: Instant, cost: f64) -> Option<Duration> {
+        let need = cost.min(self.limit);
+        let have = self.level(now);
+        if have + EPSILON >= need {
+            return None;
+        }
+        let by_rate = self
+            .rate
+            .filter(|rate| *rate > 0.0)
+            .map(|rate| wait_from_secs((need - have) / rate));
+        let by_reset = self.full_at.map(|full| full.saturating_duration_since(now));
+        match (by_rate, by_reset) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn take(&mut self, now: Instant, seq: u64, declared: Option<f64>) {
+        self.level = self.level(now) - self.cost(declared);
+        self.at = now;
+        if self.full_at.is_some_and(|full| now >= full) {
+            // That window's end has passed; the next one's is unknown
+            // until a reading names it.
+            self.full_at = None;
+        }
+        self.held.insert(seq, declared);
+    }
+
+    fn sync(
+        &mut self,
+        now: Instant,
+        seq: u64,
+        reading: &MeterReading,
+        recent: &VecDeque<(u64, Vec<Cost>)>,
+        margin: Duration,
+    ) {
+        if self.latest.is_some_and(|latest| seq < latest.seq) {
+            return;
+        }
+        let remaining = reading.remaining as f64;
+        let limit = reading
+            .limit
+            .map_or(self.limit.max(remaining), |limit| limit as f64)
+            .max(remaining);
+        self.stated_rate = match reading.reset {
+            Some(reset) if !reset.is_zero() && remaining < limit => {
+                Some((limit - remaining) / reset.as_secs_f64())
+            }
+            _ => self.stated_rate,
+        };
+        match self.latest {
+            Some(previous) => {
+                // Well before the previous reading's end: no boundary
+                // between the two counts, allowing one trip.
+                let before_end = previous
+                    .full_at
+                    .is_none_or(|full| later(now, margin) < full);
+                if before_end {
+                    self.judge_refill(&previous, now, remaining, reading.reset, margin);
+                    let refill = self.rate.map_or(0.0, |rate| {
+                        rate * now.saturating_duration_since(previous.at).as_secs_f64()
+                    });
+                    let fell = previous.remaining - remaining + refill;
+                    self.learn_cost(fell, limit, recent, previous.seq, seq);
+                }
+            }
+            None => self.learn_cost(limit - remaining, limit, recent, 0, seq),
+        }
+        if self.rate.is_some() {
+            self.rate = self.stated_rate;
+        }
+        // Sends out before an estimate existed are priced at it now that
+        // it does (the first burst went before any reading).
+        let out: f64 = self
+            .held
+            .iter()
+            .filter(|(held, _)| **held != seq)
+            .map(|(_, declared)| self.cost(*declared))
+            .sum();
+        self.limit = limit;
+        self.level = remaining - out;
+        self.at = now;
+        self.full_at = reading.reset.map(|reset| later(now, reset));
+        self.latest = Some(Synced {
+            seq,
+            remaining,
+            at: now,
+            full_at: self.full_at,
+            out,
+        });
+    }
+
+    /// Between two readings with no boundary between them: a bucket shows
+    /// units back early (the count rose by more than our sends then out
+    /// explain) or an end that moved later as we spent (a bucket's reset
+    /// counts to full, `(L − R) / r`); a window keeps its end where it was,
+    /// within the answers' timing spread and the reset's precision. A
+    /// window is the default: read as a bucket, a window refuses.
+    fn judge_refill(
+        &mut self,
+        previous: &Synced,
+        now: Instant,
+        remaining: f64,
+        reset: Option<Duration>,
+        margin: Duration,
+    ) {
+        let rose = remaining > previous.remaining + previous.out + EPSILON;
+        let ends = previous.full_at.zip(reset.map(|reset| {
+            let slack = margin.saturating_add(precision_of(reset));
+            (later(now, reset), slack)
+        }));
+        let moved = ends.is_some_and(|(before, (end, slack))| end > later(before, slack));
+        let stayed = ends.is_some_and(|(before, (end, slack))| apart(end, before) <= slack);
+        if rose || moved {
+            self.rate = self.stated_rate;
+        } else if stayed && remaining < previous.remaining {
+            self.rate = None;
+        }
+    }
+
+    /// One cost sample: the quota fell `fell` units over our sends numbered
+    /// from `after` (exclusive; 0 inclusive at the first reading) to `upto`.
+    fn learn_cost(
+        &mut self,
+        fell: f64,
+        limit: f64,
+        recent: &VecDeque<(u64, Vec<Cost>)>,
+        after: u64,
+        upto: u64,
+    ) {
+        let first = self.latest.is_none();
+        let (declared, undeclared) = recent
+            .iter()
+            .filter(|(seq, _)| *seq <= upto && (first || *seq > after))
+            .fold(
+                (0.0, 0u32),
+                |(declared, undeclared), (_, costs)| match costs
+                    .iter()
+                    .find(|cost| cost.unit() == self.unit)
+                {
+                    Some(cost) => (declared + cost.amount() as f64, undeclared),
+                    None => (declared, undeclared + 1),
+                },
+            );
+        if undeclared == 0 {
+            return;
+        }
+        let sample = ((fell - declared) / f64::from(undeclared)).clamp(0.0, limit);
+        self.smoothed_cost = Some(match self.smoothed_cost {
+            None => sample,
+            Some(smoothed) => smoothed + COST_WEIGHT * (sample - smoothed),
+        });
+        self.estimate = self.smoothed_cost.map(|smoothed| smoothed.max(sample));
+    }
+
+    /// After a refusal: whether this quota's level cannot admit the next
+    /// send. If so, a bucket is read as a window from now on (its pace
+    /// ran ahead of the server's).
+    fn refused(&mut self, now: Instant) -> bool {
+        let need = self.estimate.unwrap_or(1.0).clamp(1.0, self.limit.max(1.0));
+        let short = self.level(now) + EPSILON < need;
+        if short {
+            self.rate = None;
+        }
+        short
+    }
+}
+
+/// The metered quotas of one scope.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Metered {
+    quotas: Vec<MeteredQuota>,
+    /// The latest sends: number and declared costs.
+    recent: VecDeque<(u64, Vec<Cost>)>,
+    /// When each send of ours still out went.
+    sent_at: BTreeMap<u64, Instant>,
+    round_trip: RoundTrip,
+}
+
+impl Metered {
+    /// How long until a send declaring `costs` may go at `now` (`None`:
+    /// now): the longest wait any quota asks.
+    pub(crate) fn wait(&self, now: Instant, costs: &[Cost]) -> Option<Duration> {
+        self.quotas
+            .iter()
+            .filter_map(|quota| quota.wait(now, quota.cost(quota.declared(costs))))
+            .max()
+    }
+
+    /// Whether an undeclared send could go at `now`.
+    pub(crate) fn ready(&self, now: Instant) -> bool {
+        self.wait(now, &[]).is_none()
+    }
+
+    /// Send `seq` declaring `costs` goes at `now`: every quota reserves
+    /// its cost.
+    pub(crate) fn take(&mut self, now: Instant, seq: u64, costs: &[Cost]) {
+        for quota in &mut self.quotas {
+            let declared = quota.declared(costs);
+            quota.take(now, seq, declared);
+        }
+        let declared = costs
+            .iter()
+            .copied()
+            .filter(|cost| cost.unit() != QuotaUnit::Requests)
+            .collect();
+        if self.recent.len() == RECENT_SENDS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((seq, declared));
+        self.sent_at.insert(seq, now);
+    }
+
+    /// Send `seq` was answered at `now` (or abandoned: `now` is `None`).
+    pub(crate) fn answered(&mut self, seq: u64, now: Option<Instant>) {
+        if let (Some(sent), Some(now)) = (self.sent_at.remove(&seq), now) {
+            self.round_trip.observe(now.saturating_duration_since(sent));
+        }
+        for quota in &mut self.quotas {
+            quota.held.remove(&seq);
+        }
+    }
+
+    /// The answer to send `seq`, received at `now`, read `reading`.
+    pub(crate) fn sync(&mut self, now: Instant, seq: u64, reading: &MeterReading) {
+        let name = reading.name.as_deref();
+        let index = match self.quotas.iter().position(|q| q.is(reading.unit, name)) {
+            Some(index) => index,
+            None if self.quotas.len() < MAX_QUOTAS => {
+                self.quotas.push(MeteredQuota::new(reading, now));
+                self.quotas.len() - 1
+            }
+            None => return,
+        };
+        let margin = self
+            .round_trip
+            .mean()
+            .unwrap_or_default()
+            .saturating_add(self.round_trip.spread());
+        self.quotas[index].sync(now, seq, reading, &self.recent, margin);
+    }
+
+    /// A refusal was answered at `now`, its readings synced: whether a
+    /// metered quota explains it (its level cannot admit the next send).
+    pub(crate) fn refused(&mut self, now: Instant) -> bool {
+        let mut explained = false;
+        for quota in &mut self.quotas {
+            explained |= quota.refused(now);
+        }
+        explained
+    }
+}
+
+#[cfg(test)]
+mod tests;

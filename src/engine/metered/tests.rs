@@ -1,0 +1,217 @@
+use super::*;
+
+const MS: Duration = Duration::from_millis(1);
+
+fn tokens(remaining: u64, reset_ms: u64) -> MeterReading {
+    MeterReading {
+        unit: QuotaUnit::Tokens,
+        name: Some("tokens".to_owned()),
+        limit: Some(500),
+        remaining,
+        reset: Some(MS * reset_ms as u32),
+    }
+}
+
+/// A scope that sent `seq` at `t` and read `reading` in its answer `rtt`
+/// later.
+fn send_and_read(m: &mut Metered, t: Instant, seq: u64, rtt: Duration, reading: MeterReading) {
+    m.take(t, seq, &[]);
+    m.answered(seq, Some(t + rtt));
+    m.sync(t + rtt, seq, &reading);
+}
+
+#[test]
+fn knows_nothing_holds_nothing_back() {
+    let m = Metered::default();
+    let now = Instant::now();
+    assert_eq!(m.wait(now, &[Cost::tokens(10_000)]), None);
+    assert!(m.ready(now));
+}
+
+#[test]
+fn the_first_reading_teaches_the_cost_and_a_window_holds_until_its_reset() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    // One send; the server counted 100 tokens of 500, whole again in 1 s.
+    send_and_read(&mut m, t0, 0, MS, tokens(400, 1_000));
+    let now = t0 + MS;
+    // Four more undeclared sends fit (100 each), the fifth waits.
+    for seq in 1..=4 {
+        assert_eq!(m.wait(now, &[]), None, "send {seq}");
+        m.take(now, seq, &[]);
+    }
+    let wait = m.wait(now, &[]).expect("the quota is spent");
+    assert_eq!(
+        wait,
+        Duration::from_secs(1),
+        "until the reset, nothing comes back"
+    );
+    assert!(!m.ready(now));
+    assert!(m.ready(now + wait));
+}
+
+#[test]
+fn a_declared_cost_replaces_the_estimate() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    send_and_read(&mut m, t0, 0, MS, tokens(400, 1_000));
+    let now = t0 + MS;
+    assert!(m.wait(now, &[Cost::tokens(401)]).is_some());
+    assert_eq!(m.wait(now, &[Cost::tokens(400)]), None);
+    // A cost in another unit does not apply to tokens: the estimate does.
+    let other = Cost::new(QuotaUnit::Points, 10_000);
+    assert_eq!(m.wait(now, &[other]), None);
+    // A cost above the limit waits for a whole quota, not forever.
+    let whole = m.wait(now, &[Cost::tokens(1_000_000)]).expect("not now");
+    assert_eq!(whole, Duration::from_secs(1));
+}
+
+#[test]
+fn sends_out_are_not_counted_twice_nor_forgotten() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    send_and_read(&mut m, t0, 0, MS, tokens(400, 1_000));
+    let now = t0 + MS;
+    // Three out, 100 each: 100 left.
+    for seq in 1..=3 {
+        m.take(now, seq, &[]);
+    }
+    // The answer to send 1 says 300: sends 2 and 3 are not counted yet.
+    m.answered(1, Some(now + MS));
+    m.sync(now + MS, 1, &tokens(300, 1_000));
+    assert_eq!(m.wait(now + MS, &[]), None, "one more fits: 300 − 200");
+    m.take(now + MS, 4, &[]);
+    assert!(m.wait(now + MS, &[]).is_some(), "and no more");
+}
+
+#[test]
+fn an_older_sends_answer_does_not_resync() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    m.take(t0, 0, &[]);
+    m.take(t0, 1, &[]);
+    m.answered(1, Some(t0 + MS));
+    m.sync(t0 + MS, 1, &tokens(0, 1_000));
+    // Send 0's answer, counted before send 1, says 100 left: old news.
+    m.answered(0, Some(t0 + 2 * MS));
+    m.sync(t0 + 2 * MS, 0, &tokens(100, 999));
+    assert!(m.wait(t0 + 2 * MS, &[Cost::tokens(1)]).is_some());
+}
+
+#[test]
+fn units_back_before_the_reset_show_a_bucket_paced_at_its_rate() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    // A bucket of 500 refilled at 500/s, 100 a request: its reset is the
+    // time to refill what is missing.
+    send_and_read(&mut m, t0, 0, MS, tokens(400, 200));
+    let t1 = t0 + Duration::from_millis(100);
+    send_and_read(&mut m, t1, 1, MS, tokens(350, 300));
+    // 350 > 400 − 100: 50 came back within 100 ms, before the reset.
+    let now = t1 + MS;
+    for seq in 2..=4 {
+        m.take(now, seq, &[]);
+    }
+    // 50 left, 100 needed: 50 more at 500/s is 100 ms, well before the
+    // reading's reset.
+    let wait = m.wait(now, &[]).expect("short");
+    assert!(
+        wait > Duration::from_millis(95) && wait < Duration::from_millis(105),
+        "{wait:?}"
+    );
+}
+
+#[test]
+fn a_refusal_the_level_explains_is_the_quotas_and_a_bucket_becomes_a_window() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    send_and_read(&mut m, t0, 0, MS, tokens(400, 200));
+    let t1 = t0 + Duration::from_millis(100);
+    send_and_read(&mut m, t1, 1, MS, tokens(350, 300));
+    // Refused: the answer says 20 left, a request costs about 100.
+    let t2 = t1 + Duration::from_millis(10);
+    m.take(t2, 2, &[]);
+    m.answered(2, Some(t2 + MS));
+    m.sync(t2 + MS, 2, &tokens(20, 960));
+    assert!(m.refused(t2 + MS));
+    // Read as a window now: nothing back before the reset.
+    let wait = m.wait(t2 + MS, &[]).expect("short");
+    assert_eq!(wait, Duration::from_millis(960));
+}
+
+#[test]
+fn a_refusal_with_room_left_is_not_the_quotas() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    send_and_read(&mut m, t0, 0, MS, tokens(400, 200));
+    assert!(!m.refused(t0 + MS));
+}
+
+#[test]
+fn without_a_reset_nothing_is_held_back() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let reading = MeterReading {
+        reset: None,
+        ..tokens(0, 0)
+    };
+    send_and_read(&mut m, t0, 0, MS, reading);
+    assert_eq!(m.wait(t0 + MS, &[]), None);
+}
+
+/// Undeclared sends admitted at `now` before the quota asks to wait.
+fn fits(m: &mut Metered, now: Instant, first_seq: u64) -> u64 {
+    let mut seq = first_seq;
+    while m.wait(now, &[]).is_none() && seq < first_seq + 1_000 {
+        m.take(now, seq, &[]);
+        seq += 1;
+    }
+    seq - first_seq
+}
+
+#[test]
+fn the_cost_follows_the_fall_per_request_and_declared_sends_count_as_declared() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    // A window of 10,000: first 100, then 300 a request.
+    let reading = |remaining| MeterReading {
+        limit: Some(10_000),
+        ..tokens(remaining, 60_000)
+    };
+    send_and_read(&mut m, t0, 0, MS, reading(9_900));
+    send_and_read(&mut m, t0 + MS, 1, MS, reading(9_600));
+    send_and_read(&mut m, t0 + 2 * MS, 2, MS, reading(9_300));
+    // The latest fall, 300, is the cost: 31 of 9,300.
+    assert_eq!(fits(&mut m.clone(), t0 + 3 * MS, 3), 31);
+    // A declared send of 1,000 and an undeclared one: 1,300 fell, 300 of
+    // it the undeclared send's (26 of 8,000 fit, not 6 at 1,300).
+    m.take(t0 + 3 * MS, 3, &[Cost::tokens(1_000)]);
+    m.answered(3, Some(t0 + 4 * MS));
+    send_and_read(&mut m, t0 + 4 * MS, 4, MS, reading(8_000));
+    assert_eq!(fits(&mut m, t0 + 5 * MS, 5), 26);
+}
+
+#[test]
+fn hostile_numbers_neither_panic_nor_hold_forever() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let reading = MeterReading {
+        unit: QuotaUnit::Tokens,
+        name: None,
+        limit: Some(u64::MAX),
+        remaining: 0,
+        reset: Some(Duration::from_secs(24 * 60 * 60)),
+    };
+    send_and_read(&mut m, t0, 0, MS, reading);
+    let wait = m.wait(t0 + MS, &[Cost::tokens(u64::MAX)]).expect("spent");
+    assert!(wait <= Duration::from_secs(24 * 60 * 60));
+    // Many quotas: at most MAX_QUOTAS followed.
+    for i in 0..100 {
+        let named = MeterReading {
+            name: Some(format!("q{i}")),
+            ..tokens(1, 1)
+        };
+        m.sync(t0 + MS, 1, &named);
+    }
+    assert_eq!(m.quotas.len(), MAX_QUOTAS);
+}
