@@ -25,12 +25,13 @@
 //! | kind | evidence | level at `t′ > t` |
 //! |---|---|---|
 //! | window (until shown otherwise) | nothing came back early | `E` until `t + T`, then `L` |
-//! | bucket | well before the previous reading's `t + T`: a count above it by more than our sends then out, or an end `t + T` that moved later as we spent | `min(L, E + r·(t′ − t))` with `r = (L − R) / T` |
+//! | bucket | well before the previous reading's `t + T`: a count above it by more than our sends then out, or an end `t + T` that moved later as we spent | `min(L, E + r·(t′ − t))`, `r` the stated rate (below) |
 //! | back to window | a count that fell while the end stayed put; a refusal while the bucket's level admitted the send | as a window |
 //!
-//! A bucket's reset is the time to refill what is missing (OpenAI's
-//! `x-ratelimit-reset-tokens`, Anthropic's `…-tokens-reset`), so each
-//! reading with `R < L` states the rate `(L − R) / T`, and each send of
+//! A bucket's rate is the policy's `L / w` where it states a window (IETF
+//! `q` and `w`); else its reset is the time to refill what is missing
+//! (OpenAI's `x-ratelimit-reset-tokens`, Anthropic's `…-tokens-reset`), so
+//! each reading with `R < L` states the rate `(L − R) / T`, and each send of
 //! cost `c` moves that end `c / r` later, where a window's end stays put.
 //! Every comparison of instants allows the measured round trip and its
 //! spread (`round_trip.rs`, `SRTT + 4·RTTVAR`: a reading counted just after
@@ -53,10 +54,11 @@
 //! An estimate too low admits a send the quota cannot hold (a refusal);
 //! too high, it only waits longer: so the latest sample, when higher, is
 //! taken over the mean.
-//! the first reading counting from `L` over every send before it (high
-//! when others or earlier processes spent too: the safe side, corrected
-//! by the next samples). Before any estimate an undeclared send reserves
-//! nothing.
+//! A first reading gives no sample: it tells what is left, not what we
+//! spent (others or an earlier process may have spent before, and a
+//! policy's limit may exceed what its bucket holds at once). Before any
+//! estimate an undeclared send reserves nothing; once there is one, the
+//! sends still out are priced at it.
 //!
 //! **Admission.** A send of cost `c` goes when `E(now) ≥ min(c, L)` (a
 //! cost above the limit waits for a whole quota and may still be refused:
@@ -98,6 +100,8 @@ pub(crate) struct MeterReading {
     pub(crate) remaining: u64,
     /// Until whole again (clamped by the caller).
     pub(crate) reset: Option<Duration>,
+    /// The policy's window, if it states one (`limit` per `window`).
+    pub(crate) window: Option<Duration>,
 }
 
 /// The last reading synced from.
@@ -227,29 +231,29 @@ impl MeteredQuota {
             .limit
             .map_or(self.limit.max(remaining), |limit| limit as f64)
             .max(remaining);
-        self.stated_rate = match reading.reset {
-            Some(reset) if !reset.is_zero() && remaining < limit => {
+        self.stated_rate = match (reading.window, reading.reset) {
+            (Some(window), _) if !window.is_zero() => Some(limit / window.as_secs_f64()),
+            (_, Some(reset)) if !reset.is_zero() && remaining < limit => {
                 Some((limit - remaining) / reset.as_secs_f64())
             }
             _ => self.stated_rate,
         };
-        match self.latest {
-            Some(previous) => {
-                // Well before the previous reading's end: no boundary
-                // between the two counts, allowing one trip.
-                let before_end = previous
-                    .full_at
-                    .is_none_or(|full| later(now, margin) < full);
-                if before_end {
-                    self.judge_refill(&previous, now, remaining, reading.reset, margin);
-                    let refill = self.rate.map_or(0.0, |rate| {
-                        rate * now.saturating_duration_since(previous.at).as_secs_f64()
-                    });
-                    let fell = previous.remaining - remaining + refill;
-                    self.learn_cost(fell, limit, recent, previous.seq, seq);
-                }
-            }
-            None => self.learn_cost(limit - remaining, limit, recent, 0, seq),
+        // A first reading tells what is left, not what we spent: the quota
+        // may not have been whole before our sends (others, an earlier
+        // process), and a policy's limit may exceed what its bucket holds
+        // at once. Two readings well before the earlier one's end (no
+        // boundary between the two counts, allowing one trip) tell both.
+        if let Some(previous) = self.latest
+            && previous
+                .full_at
+                .is_none_or(|full| later(now, margin) < full)
+        {
+            self.judge_refill(&previous, now, remaining, reading.reset, margin);
+            let refill = self.rate.map_or(0.0, |rate| {
+                rate * now.saturating_duration_since(previous.at).as_secs_f64()
+            });
+            let fell = previous.remaining - remaining + refill;
+            self.learn_cost(fell, limit, recent, previous.seq, seq);
         }
         if self.rate.is_some() {
             self.rate = self.stated_rate;
@@ -304,7 +308,7 @@ impl MeteredQuota {
     }
 
     /// One cost sample: the quota fell `fell` units over our sends numbered
-    /// from `after` (exclusive; 0 inclusive at the first reading) to `upto`.
+    /// from `after` (exclusive) to `upto`.
     fn learn_cost(
         &mut self,
         fell: f64,
@@ -313,10 +317,9 @@ impl MeteredQuota {
         after: u64,
         upto: u64,
     ) {
-        let first = self.latest.is_none();
         let (declared, undeclared) = recent
             .iter()
-            .filter(|(seq, _)| *seq <= upto && (first || *seq > after))
+            .filter(|(seq, _)| *seq > after && *seq <= upto)
             .fold(
                 (0.0, 0u32),
                 |(declared, undeclared), (_, costs)| match costs
@@ -412,7 +415,14 @@ impl Metered {
         let index = match self.quotas.iter().position(|q| q.is(reading.unit, name)) {
             Some(index) => index,
             None if self.quotas.len() < MAX_QUOTAS => {
-                self.quotas.push(MeteredQuota::new(reading, now));
+                let mut quota = MeteredQuota::new(reading, now);
+                // The sends still out spend from it too.
+                for (seq, costs) in &self.recent {
+                    if self.sent_at.contains_key(seq) {
+                        quota.held.insert(*seq, quota.declared(costs));
+                    }
+                }
+                self.quotas.push(quota);
                 self.quotas.len() - 1
             }
             None => return,

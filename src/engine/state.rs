@@ -232,6 +232,7 @@ impl ScopeState {
                     limit: quota.limit(),
                     remaining,
                     reset: quota.reset().map(|reset| reset.min(MAX_SERVER_WAIT)),
+                    window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
                 };
                 self.metered.sync(now, seq, &reading);
             }

@@ -112,8 +112,14 @@ async fn drive(case: &Case, time_cap: f64, sent_cap: u64) -> Outcome {
                             answer.view.retry_after
                         );
                     }
-                    let (headers, content_type, body) =
-                        style::render(kind_style, rounding, &answer.view, !answer.admitted, t);
+                    let (headers, content_type, body) = style::render(
+                        kind_style,
+                        rounding,
+                        &answer.view,
+                        answer.tokens.as_ref(),
+                        !answer.admitted,
+                        t,
+                    );
                     let back = leg(&mut shared.legs);
                     (answer, headers, content_type, body, back)
                 };

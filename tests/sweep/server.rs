@@ -10,6 +10,8 @@ use super::limiter::{Kind, Limiter, View};
 pub struct Answer {
     pub admitted: bool,
     pub view: View,
+    /// The token quota's view and a request's cost, if the case has one.
+    pub tokens: Option<(View, u32)>,
     /// When the response leaves the server (service time elapsed).
     pub departs: f64,
 }
@@ -25,6 +27,8 @@ pub struct Server {
     change: Option<(f64, u32)>,
     /// Refusals take the service time too.
     slow_refusals: bool,
+    /// The token quota (in requests' worth of tokens) and a request's cost.
+    tokens: Option<(Limiter, u32)>,
     /// Server time the state was last brought to.
     now: f64,
 }
@@ -42,6 +46,11 @@ impl Server {
             other,
             change: case.change,
             slow_refusals: case.slow_refusals,
+            tokens: case.tokens.map(|tokens| {
+                let phase = case.phase % tokens.window;
+                let limiter = Limiter::new(tokens.kind, tokens.units, tokens.window, phase);
+                (limiter, tokens.cost)
+            }),
             now: 0.0,
         }
     }
@@ -80,8 +89,27 @@ impl Server {
     pub fn arrive(&mut self, t: f64) -> Answer {
         let at = self.clock(t).max(self.now);
         self.advance(at);
-        let admitted = self.limiter.arrive(at);
-        let view = self.limiter.view(at);
+        let admitted = match &mut self.tokens {
+            None => self.limiter.arrive(at),
+            // Both quotas must admit it; a refusal spends neither (tried
+            // on copies: one may refuse what the other took).
+            Some((tokens, _)) => {
+                let (mut requests, mut spent) = (self.limiter.clone(), tokens.clone());
+                let both = requests.arrive(at) && spent.arrive(at);
+                if both {
+                    (self.limiter, *tokens) = (requests, spent);
+                }
+                both
+            }
+        };
+        let mut view = self.limiter.view(at);
+        let tokens = self
+            .tokens
+            .as_mut()
+            .map(|(tokens, cost)| (tokens.view(at), *cost));
+        if let Some((tokens, _)) = &tokens {
+            view.retry_after = view.retry_after.max(tokens.retry_after);
+        }
         let served = admitted || self.slow_refusals;
         let service = if served && self.limiter.kind() == Kind::Concurrency {
             self.limiter.window()
@@ -91,8 +119,26 @@ impl Server {
         Answer {
             admitted,
             view,
+            tokens,
             departs: t + service,
         }
+    }
+
+    /// The earliest instant at or after `t` both quotas admit an arrival.
+    fn next_admit(&mut self, t: f64) -> f64 {
+        let mut at = t;
+        for _ in 0..1_000 {
+            let requests = self.limiter.next_admit(at);
+            let both = match &mut self.tokens {
+                Some((tokens, _)) => tokens.next_admit(requests),
+                None => requests,
+            };
+            if both <= requests {
+                return requests;
+            }
+            at = both;
+        }
+        at
     }
 
     /// The oracle's send: the earliest arrival at or after `t` that is
@@ -101,7 +147,7 @@ impl Server {
         let mut at = t.max(self.now);
         for _ in 0..1_000_000 {
             self.advance(self.clock(at));
-            let admit = self.limiter.next_admit(self.clock(at).max(self.now));
+            let admit = self.next_admit(self.clock(at).max(self.now));
             // The first instant the server's clock reads `admit`.
             let arrival = if self.tick > 0.0 && admit > self.clock(at) {
                 at.max(((admit / self.tick) - 1e-9).ceil() * self.tick)

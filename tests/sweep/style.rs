@@ -111,6 +111,7 @@ pub fn render(
     style: Style,
     rounding: Rounding,
     view: &View,
+    tokens: Option<&(View, u32)>,
     refused: bool,
     t: f64,
 ) -> (HeaderMap, Option<&'static str>, Option<String>) {
@@ -124,19 +125,24 @@ pub fn render(
     let q = (f64::from(view.limit) * w / view.window).round().max(1.0) as u64;
     match style {
         Style::Ietf => {
-            headers.insert(
-                "ratelimit-policy",
-                HeaderValue::from_str(&format!("\"q\";q={q};w={w}")).unwrap(),
-            );
-            headers.insert(
-                "ratelimit",
-                HeaderValue::from_str(&format!(
-                    "\"q\";r={};t={}",
-                    view.remaining,
-                    seconds(view.reset, 0)
-                ))
-                .unwrap(),
-            );
+            let mut policy = format!("\"q\";q={q};w={w}");
+            let mut state = format!("\"q\";r={};t={}", view.remaining, seconds(view.reset, 0));
+            // A token quota: its own policy item, counted in tokens.
+            if let Some((tokens, cost)) = tokens {
+                let cost = u64::from(*cost);
+                let w = tokens.window.round().max(1.0);
+                let q = (f64::from(tokens.limit) * w / tokens.window)
+                    .round()
+                    .max(1.0) as u64;
+                policy.push_str(&format!(", \"tok\";q={};w={w};qu=\"tokens\"", q * cost));
+                state.push_str(&format!(
+                    ", \"tok\";r={};t={}",
+                    u64::from(tokens.remaining) * cost,
+                    seconds(tokens.reset, 0)
+                ));
+            }
+            headers.insert("ratelimit-policy", HeaderValue::from_str(&policy).unwrap());
+            headers.insert("ratelimit", HeaderValue::from_str(&state).unwrap());
         }
         Style::IetfLegacy => {
             headers.insert("ratelimit-limit", number(view.limit));

@@ -9,6 +9,7 @@ fn tokens(remaining: u64, reset_ms: u64) -> MeterReading {
         limit: Some(500),
         remaining,
         reset: Some(MS * reset_ms as u32),
+        window: None,
     }
 }
 
@@ -28,22 +29,28 @@ fn knows_nothing_holds_nothing_back() {
     assert!(m.ready(now));
 }
 
+/// Two sends of 100 tokens each, read 400 then 300 left of 500 in a window
+/// ending 1 s after the first answer: the cost is learned, 300 left.
+fn learned(m: &mut Metered, t0: Instant) -> Instant {
+    send_and_read(m, t0, 0, MS, tokens(400, 1_000));
+    send_and_read(m, t0 + MS, 1, MS, tokens(300, 999));
+    t0 + 2 * MS
+}
+
 #[test]
-fn the_first_reading_teaches_the_cost_and_a_window_holds_until_its_reset() {
+fn the_fall_between_two_readings_is_the_cost_and_a_window_holds_until_its_reset() {
     let t0 = Instant::now();
     let mut m = Metered::default();
-    // One send; the server counted 100 tokens of 500, whole again in 1 s.
-    send_and_read(&mut m, t0, 0, MS, tokens(400, 1_000));
-    let now = t0 + MS;
-    // Four more undeclared sends fit (100 each), the fifth waits.
-    for seq in 1..=4 {
+    let now = learned(&mut m, t0);
+    // Three more undeclared sends fit (100 each), the fourth waits.
+    for seq in 2..=4 {
         assert_eq!(m.wait(now, &[]), None, "send {seq}");
         m.take(now, seq, &[]);
     }
     let wait = m.wait(now, &[]).expect("the quota is spent");
     assert_eq!(
         wait,
-        Duration::from_secs(1),
+        Duration::from_millis(999),
         "until the reset, nothing comes back"
     );
     assert!(!m.ready(now));
@@ -51,37 +58,59 @@ fn the_first_reading_teaches_the_cost_and_a_window_holds_until_its_reset() {
 }
 
 #[test]
+fn a_first_reading_alone_prices_nothing() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    // 400 left of 500 may be others' spending: no cost is learned.
+    send_and_read(&mut m, t0, 0, MS, tokens(400, 1_000));
+    assert_eq!(fits(&mut m, t0 + MS, 1), 1_000, "nothing held back");
+}
+
+#[test]
 fn a_declared_cost_replaces_the_estimate() {
     let t0 = Instant::now();
     let mut m = Metered::default();
-    send_and_read(&mut m, t0, 0, MS, tokens(400, 1_000));
-    let now = t0 + MS;
-    assert!(m.wait(now, &[Cost::tokens(401)]).is_some());
-    assert_eq!(m.wait(now, &[Cost::tokens(400)]), None);
+    let now = learned(&mut m, t0);
+    assert!(m.wait(now, &[Cost::tokens(301)]).is_some());
+    assert_eq!(m.wait(now, &[Cost::tokens(300)]), None);
     // A cost in another unit does not apply to tokens: the estimate does.
     let other = Cost::new(QuotaUnit::Points, 10_000);
     assert_eq!(m.wait(now, &[other]), None);
     // A cost above the limit waits for a whole quota, not forever.
     let whole = m.wait(now, &[Cost::tokens(1_000_000)]).expect("not now");
-    assert_eq!(whole, Duration::from_secs(1));
+    assert_eq!(whole, Duration::from_millis(999));
 }
 
 #[test]
 fn sends_out_are_not_counted_twice_nor_forgotten() {
     let t0 = Instant::now();
     let mut m = Metered::default();
-    send_and_read(&mut m, t0, 0, MS, tokens(400, 1_000));
-    let now = t0 + MS;
-    // Three out, 100 each: 100 left.
-    for seq in 1..=3 {
-        m.take(now, seq, &[]);
-    }
-    // The answer to send 1 says 300: sends 2 and 3 are not counted yet.
-    m.answered(1, Some(now + MS));
-    m.sync(now + MS, 1, &tokens(300, 1_000));
-    assert_eq!(m.wait(now + MS, &[]), None, "one more fits: 300 − 200");
+    let now = learned(&mut m, t0);
+    // Two out, 100 each: 100 left.
+    m.take(now, 2, &[]);
+    m.take(now, 3, &[]);
+    // The answer to send 2 says 200: send 3 is not counted yet.
+    m.answered(2, Some(now + MS));
+    m.sync(now + MS, 2, &tokens(200, 997));
+    assert_eq!(m.wait(now + MS, &[]), None, "one more fits: 200 − 100");
     m.take(now + MS, 4, &[]);
     assert!(m.wait(now + MS, &[]).is_some(), "and no more");
+}
+
+#[test]
+fn sends_out_before_the_cost_was_known_are_priced_at_it() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    // Four go before any reading, then the answers to 0 and 1 come.
+    for seq in 0..4 {
+        m.take(t0, seq, &[]);
+    }
+    m.answered(0, Some(t0 + MS));
+    m.sync(t0 + MS, 0, &tokens(400, 1_000));
+    m.answered(1, Some(t0 + 2 * MS));
+    m.sync(t0 + 2 * MS, 1, &tokens(300, 999));
+    // 300 left less sends 2 and 3 at 100 each: one more fits.
+    assert_eq!(fits(&mut m, t0 + 2 * MS, 4), 1);
 }
 
 #[test]
@@ -201,6 +230,7 @@ fn hostile_numbers_neither_panic_nor_hold_forever() {
         limit: Some(u64::MAX),
         remaining: 0,
         reset: Some(Duration::from_secs(24 * 60 * 60)),
+        window: None,
     };
     send_and_read(&mut m, t0, 0, MS, reading);
     let wait = m.wait(t0 + MS, &[Cost::tokens(u64::MAX)]).expect("spent");
