@@ -370,7 +370,8 @@ impl ScopeState {
         hint: Option<Duration>,
     ) -> Duration {
         let n = self.consecutive_throttles;
-        let expected = self.pacer.on_throttle(now, hint);
+        let spread = self.concurrency.round_trip().spread();
+        let expected = self.pacer.on_throttle(now, hint, spread);
         let backoff = config.backoff.draw_with(&mut self.rng, n);
         self.consecutive_throttles = n.saturating_add(1);
         self.pause_from_seq = Some(self.next_seq);

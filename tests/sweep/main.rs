@@ -139,9 +139,15 @@ fn operating_point_sweep() {
 }
 
 /// The operating points users reported, each against its floor.
+/// `COURTEOUS_SWEEP_REPORTED=text` runs only the rows whose name holds
+/// `text` (with `COURTEOUS_SWEEP_TRACE=1`, to trace one).
 #[test]
 fn reported_operating_points() {
+    let only = std::env::var("COURTEOUS_SWEEP_REPORTED").ok();
     for (name, case) in case::reported() {
+        if only.as_deref().is_some_and(|only| !name.contains(only)) {
+            continue;
+        }
         let result = judge(case);
         println!(
             "{name}: {} sent for {}, {:.2} s, floor {:.2} s ({:.2}x), within bounds: {}",
@@ -157,7 +163,17 @@ fn reported_operating_points() {
             "{name}: the floor was beaten"
         );
         // The rows a model claims: the concurrency limit's (issue 32 asks
-        // for 1.2x its floor).
+        // for 1.2x its floor), and the bucket whose millisecond hints come
+        // from a coarser timer (the rate learned between refusals allows
+        // for the grain its hints show).
+        if name.contains("10 ms server timer") {
+            assert!(
+                result.within_bounds(),
+                "{name}: {} sent, {:.2}x the floor",
+                result.outcome.sent,
+                result.ratio()
+            );
+        }
         if result.case.kind == limiter::Kind::Concurrency {
             assert!(
                 result.within_bounds() && result.ratio() <= 1.2,
