@@ -9,13 +9,14 @@
 //!
 //! Each instant a hint points to is known only to its precision. The
 //! server reads its own clock to some grain `g` (a timer of 10 ms, a
-//! header in whole milliseconds or seconds) and rounds the wait up to it,
-//! so the unit is back somewhere in `(received + hint − g, received +
-//! hint]`; and `received` differs from the server's instant by the answer's
-//! leg, which varies between two answers by up to the measured round
-//! trip's spread `s` (`round_trip.rs`). A span between two hints' ends is
-//! then known to `± (g + s)`, and the rate measured over it is taken at the
-//! slow end of what the span allows:
+//! header in whole milliseconds or seconds) and states the wait in it,
+//! rounded one way (up, down or to the nearest), so the unit is back
+//! within a grain of `received + hint`, off the same way at both ends of a
+//! span (one server, one rounding); and `received` differs from the
+//! server's instant by the answer's leg, which varies between two answers
+//! by up to the measured round trip's spread `s` (`round_trip.rs`). A span
+//! between two hints' ends is then known to `± (g + s)`, and the rate
+//! measured over it is taken at the slow end of what the span allows:
 //!
 //! ```text
 //! rate = successes / (span + g + s)
@@ -287,7 +288,7 @@ impl Learned {
 fn resolution(hint: Duration) -> Duration {
     let nanos = hint.as_nanos();
     let mut unit: u128 = 1;
-    while unit < 1_000_000_000 && nanos % (unit * 10) == 0 {
+    while unit < 1_000_000_000 && nanos.is_multiple_of(unit * 10) {
         unit *= 10;
     }
     Duration::from_nanos(unit as u64)
