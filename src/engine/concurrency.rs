@@ -120,6 +120,11 @@ impl ConcurrencyLimit {
         self.limit.filter(|_| self.evidence > 0)
     }
 
+    /// The round trips of the scope's answers, refusals included.
+    pub(crate) fn round_trip(&self) -> RoundTrip {
+        self.round_trip
+    }
+
     /// Whether a send may go with `in_flight` of ours out.
     pub(crate) fn admits(&self, in_flight: u32) -> bool {
         self.limit().is_none_or(|limit| in_flight < limit)

@@ -415,7 +415,8 @@ impl ScopeState {
         let expected = if metered {
             self.metered.wait(now, &[])
         } else {
-            self.pacer.on_throttle(now, hint)
+            let spread = self.concurrency.round_trip().spread();
+            self.pacer.on_throttle(now, hint, spread)
         };
         let backoff = config.backoff.draw_with(&mut self.rng, n);
         self.consecutive_throttles = n.saturating_add(1);

@@ -166,9 +166,15 @@ fn report(results: &[Result]) {
 }
 
 /// The operating points users reported, each against its floor.
+/// `COURTEOUS_SWEEP_REPORTED=text` runs only the rows whose name holds
+/// `text` (with `COURTEOUS_SWEEP_TRACE=1`, to trace one).
 #[test]
 fn reported_operating_points() {
+    let only = std::env::var("COURTEOUS_SWEEP_REPORTED").ok();
     for (name, case) in case::reported() {
+        if only.as_deref().is_some_and(|only| !name.contains(only)) {
+            continue;
+        }
         let result = judge(case);
         println!(
             "{name}: {} sent for {}, {:.2} s, floor {:.2} s ({:.2}x), within bounds: {}",
@@ -183,8 +189,10 @@ fn reported_operating_points() {
             !result.outcome.finished || result.outcome.elapsed >= result.bound - 1e-6,
             "{name}: the floor was beaten"
         );
-        // The rows a model claims: two quotas (`metered.rs`) within bounds.
-        if result.case.tokens.is_some() {
+        // The rows a model claims: two quotas (`metered.rs`), and the
+        // bucket whose millisecond hints come from a coarser timer (the rate
+        // learned between refusals allows for the grain its hints show).
+        if result.case.tokens.is_some() || name.contains("10 ms server timer") {
             assert!(
                 result.within_bounds(),
                 "{name}: {} sent, {:.2}x the floor",

@@ -6,6 +6,32 @@
 //!   spent a unit refilled in between, so `successes / span` (span between
 //!   the instants the hints pointed to), and `successes / hint` from the
 //!   first refusal alone;
+//!
+//! Each instant a hint points to is known only to its precision. The
+//! server reads its own clock to some grain `g` (a timer of 10 ms, a
+//! header in whole milliseconds or seconds) and states the wait in it,
+//! rounded one way (up, down or to the nearest), so the unit is back
+//! within a grain of `received + hint`, off the same way at both ends of a
+//! span (one server, one rounding); and `received` differs from the
+//! server's instant by the answer's leg, which varies between two answers
+//! by up to the measured round trip's spread `s` (`round_trip.rs`). A span
+//! between two hints' ends is then known to `± (g + s)`, and the rate
+//! measured over it is taken at the slow end of what the span allows:
+//!
+//! ```text
+//! rate = successes / (span + g + s)
+//! ```
+//!
+//! Paced at the exact ratio, a client errs fast as often as slow, and a
+//! unit's time too fast over a measurement is a refusal (at 20 per second
+//! with a 10 ms timer, 4 successes over 195 ms read 20.5 per second: 2.5 %
+//! fast, refused once every two seconds). The grain is measured from the
+//! hints themselves: a server's timer shows in every wait it states (a
+//! 10 ms timer states only multiples of 10 ms), so `g` is the finest
+//! decimal unit (1 ns to 1 s) that every hint seen so far is a multiple
+//! of, as far as any one hint shows (one hint of 20 ms says 10 ms; one of
+//! 37 ms, 1 ms, for good). The error shrinks as the span grows: later
+//! refusals extend the same measurement.
 //! - **the window's length** (a *cycle*): a burst that ran out came back
 //!   whole no later than the instant its refusal's hint pointed to, or,
 //!   for a bare refusal, than the next success. The span from the burst's
@@ -54,6 +80,9 @@ struct Trickle {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Learned {
     rate: Option<f64>,
+    /// The finest decimal unit every hint so far was a multiple of: the
+    /// grain of the server's timer (module docs).
+    grain: Option<Duration>,
     capacity: Option<f64>,
     anchor: Option<Anchor>,
     successes_since_throttle: u64,
@@ -171,11 +200,30 @@ impl Learned {
         measured
     }
 
+    /// The grain of the server's timer, as its hints have shown it (module
+    /// docs); zero before any hint.
+    pub(super) fn grain(&self) -> Duration {
+        self.grain.unwrap_or(Duration::ZERO)
+    }
+
     /// A refusal at `now`, with the server's hint if any (module docs);
-    /// `readings`: the server reports its `remaining`.
-    pub(super) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>, readings: bool) {
+    /// `readings`: the server reports its `remaining`; `spread`: how much
+    /// two round trips differ by chance (`round_trip.rs`).
+    pub(super) fn on_throttle(
+        &mut self,
+        now: Instant,
+        hint: Option<Duration>,
+        readings: bool,
+        spread: Duration,
+    ) {
         // "Come back in 0 s" says nothing of when the units return.
         let hint = hint.filter(|h| !h.is_zero());
+        if let Some(h) = hint {
+            let unit = resolution(h);
+            self.grain = Some(self.grain.map_or(unit, |g| g.min(unit)));
+        }
+        // How far each end of a span may be off (module docs).
+        let margin = secs(self.grain().saturating_add(spread));
         let next_unit_at = later(now, hint.unwrap_or(Duration::ZERO));
         // A refusal with no measurement under way (or one too old) starts
         // one: the burst since the last refusal is the capacity.
@@ -214,7 +262,7 @@ impl Learned {
                 anchor.successes += successes;
                 let span = secs(next_unit_at.saturating_duration_since(anchor.at));
                 if span > 0.0 && anchor.successes > 0 {
-                    self.rate = Some(anchor.successes as f64 / span);
+                    self.rate = Some(anchor.successes as f64 / (span + margin));
                 }
             }
             _ => {
@@ -235,6 +283,17 @@ impl Learned {
     }
 }
 
+/// The coarsest decimal unit, from a nanosecond to a second, that `hint`
+/// is a multiple of: the finest grain its server's timer can have.
+fn resolution(hint: Duration) -> Duration {
+    let nanos = hint.as_nanos();
+    let mut unit: u128 = 1;
+    while unit < 1_000_000_000 && nanos.is_multiple_of(unit * 10) {
+        unit *= 10;
+    }
+    Duration::from_nanos(unit as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,18 +310,46 @@ mod tests {
             learned.on_success(t0, false);
         }
         // 20 successes, then refused: come back in 1 s.
-        learned.on_throttle(t0, Some(ms(1000)), false);
+        learned.on_throttle(t0, Some(ms(1000)), false, Duration::ZERO);
         assert_eq!(learned.rate(), Some(20.0));
         assert_eq!(learned.capacity(), Some(20.0));
         for _ in 0..10 {
             learned.on_success(t0, false);
         }
-        // 10 more between the instants the two hints pointed to, 1 s apart.
-        learned.on_throttle(t0 + ms(1900), Some(ms(100)), false);
-        assert_eq!(learned.rate(), Some(10.0));
+        // 10 more between the instants the two hints pointed to, 1 s apart,
+        // each known to the 100 ms its hints show: at most 10 per 1.1 s.
+        learned.on_throttle(t0 + ms(1900), Some(ms(100)), false, Duration::ZERO);
+        assert_eq!(learned.rate(), Some(10.0 / 1.1));
         assert_eq!(learned.capacity(), Some(20.0));
         // The burst came back within 1 s once: the window is 1 s, not 2.
         assert_eq!(learned.period(), Some(ms(1000)));
+    }
+
+    #[test]
+    fn a_rate_between_hints_allows_for_the_timer_and_the_round_trip() {
+        let t0 = Instant::now();
+        let mut learned = Learned::default();
+        for _ in 0..30 {
+            learned.on_success(t0, false);
+        }
+        // A server with a 10 ms timer: its hints show only multiples of it.
+        learned.on_throttle(t0, Some(ms(20)), false, ms(8));
+        assert_eq!(learned.grain(), ms(10));
+        for _ in 0..4 {
+            learned.on_success(t0, false);
+        }
+        // 4 units over 195 ms between the hints' ends, each end known to
+        // the timer's 10 ms and the round trip's 8 ms of spread.
+        learned.on_throttle(t0 + ms(185), Some(ms(30)), false, ms(8));
+        assert_eq!(learned.rate(), Some(4.0 / (0.195 + 0.018)));
+        // One hint finer than the timer seemed says it is finer.
+        learned.on_throttle(t0 + ms(300), Some(ms(37)), false, ms(8));
+        assert_eq!(learned.grain(), ms(1));
+        assert_eq!(resolution(Duration::from_secs(3)), Duration::from_secs(1));
+        assert_eq!(
+            resolution(Duration::from_nanos(1_500)),
+            Duration::from_nanos(100)
+        );
     }
 
     #[test]
@@ -272,7 +359,7 @@ mod tests {
         for i in 0..20 {
             assert!(!learned.on_success(t0 + ms(i), false));
         }
-        learned.on_throttle(t0 + ms(20), None, false);
+        learned.on_throttle(t0 + ms(20), None, false, Duration::ZERO);
         assert_eq!(learned.capacity(), Some(20.0));
         // A request sent before the refusal, answered after it: the burst
         // was 21, and it measures no cycle.
@@ -285,7 +372,7 @@ mod tests {
         assert_eq!(learned.period(), Some(ms(1030)));
         assert_eq!(learned.rate(), Some(21.0 / 1.030));
         // A burst that did not spend half the capacity measures nothing.
-        learned.on_throttle(t0 + ms(1040), None, false);
+        learned.on_throttle(t0 + ms(1040), None, false, Duration::ZERO);
         assert!(!learned.on_success(t0 + ms(1500), false));
         assert_eq!(learned.period(), Some(ms(1030)));
     }
@@ -300,8 +387,8 @@ mod tests {
                 learned.on_success(t0 + ms(i), false);
             }
         }
-        coarse.on_throttle(t0 + ms(20), Some(ms(1000)), false);
-        precise.on_throttle(t0 + ms(20), Some(ms(980)), false);
+        coarse.on_throttle(t0 + ms(20), Some(ms(1000)), false, Duration::ZERO);
+        precise.on_throttle(t0 + ms(20), Some(ms(980)), false, Duration::ZERO);
         // Both bound the cycle from the burst's start to the hint's end…
         assert_eq!(coarse.period(), Some(ms(1020)));
         assert_eq!(precise.period(), Some(ms(1000)));
@@ -322,7 +409,7 @@ mod tests {
         for _ in 0..20 {
             learned.on_success(t0, false);
         }
-        learned.on_throttle(t0, Some(ms(50)), true);
+        learned.on_throttle(t0, Some(ms(50)), true, Duration::ZERO);
         assert_eq!(learned.rate(), Some(20.0));
         assert_eq!(learned.capacity(), Some(20.0));
     }
@@ -334,7 +421,7 @@ mod tests {
         for i in 0..20 {
             learned.on_success(t0 + ms(i), false);
         }
-        learned.on_throttle(t0 + ms(20), None, false);
+        learned.on_throttle(t0 + ms(20), None, false, Duration::ZERO);
         // The cycle: 500 ms from the burst's first success to the next.
         assert!(learned.on_success(t0 + ms(500), false));
         assert_eq!(learned.period(), Some(ms(500)));
@@ -364,35 +451,41 @@ mod tests {
         for _ in 0..10 {
             learned.on_success(t0, false);
         }
-        learned.on_throttle(t0, Some(ms(1000)), false);
+        learned.on_throttle(t0, Some(ms(1000)), false, Duration::ZERO);
         assert_eq!(learned.rate(), Some(10.0));
         // Refused again with the hint pointing exactly the horizon after
-        // the first: still one measurement, 15 units over 30 s.
+        // the first: still one measurement, 15 units over 30 s, each end
+        // known to its hint's whole second.
         for _ in 0..15 {
             learned.on_success(t0, false);
         }
         let at = t0 + MEASURE_HORIZON;
-        learned.on_throttle(at, Some(ms(1000)), false);
-        assert_eq!(learned.rate(), Some(0.5));
+        learned.on_throttle(at, Some(ms(1000)), false, Duration::ZERO);
+        assert_eq!(learned.rate(), Some(15.0 / 31.0));
         assert_eq!(learned.capacity(), Some(10.0));
         // A hint pointing where the measurement started measures nothing.
         let mut same = Learned::default();
         same.on_success(t0, false);
-        same.on_throttle(t0, Some(ms(1000)), false);
+        same.on_throttle(t0, Some(ms(1000)), false, Duration::ZERO);
         same.on_success(t0, false);
-        same.on_throttle(t0 + ms(500), Some(ms(500)), false);
+        same.on_throttle(t0 + ms(500), Some(ms(500)), false, Duration::ZERO);
         assert_eq!(same.rate(), Some(1.0));
         // A hinted refusal beyond the horizon starts afresh: 4 per 2 s.
         for _ in 0..4 {
             learned.on_success(at, false);
         }
-        learned.on_throttle(at + MEASURE_HORIZON + ms(2000), Some(ms(2000)), false);
+        learned.on_throttle(
+            at + MEASURE_HORIZON + ms(2000),
+            Some(ms(2000)),
+            false,
+            Duration::ZERO,
+        );
         assert_eq!(learned.rate(), Some(2.0));
         assert_eq!(learned.capacity(), Some(4.0));
         // A bare refusal beyond it with nothing spent keeps the capacity.
         let late = at + 3 * MEASURE_HORIZON;
-        learned.on_throttle(late, None, false);
-        learned.on_throttle(late + 2 * MEASURE_HORIZON, None, false);
+        learned.on_throttle(late, None, false, Duration::ZERO);
+        learned.on_throttle(late + 2 * MEASURE_HORIZON, None, false, Duration::ZERO);
         assert_eq!(learned.capacity(), Some(4.0));
     }
 
@@ -401,12 +494,12 @@ mod tests {
         let t0 = Instant::now();
         let mut learned = Learned::default();
         learned.on_success(t0, false);
-        learned.on_throttle(t0, Some(ms(1000)), false);
+        learned.on_throttle(t0, Some(ms(1000)), false, Duration::ZERO);
         assert_eq!(learned.rate(), Some(1.0));
         for _ in 0..5 {
             learned.on_success(t0, false);
         }
-        learned.on_throttle(t0 + MEASURE_HORIZON + ms(2000), None, false);
+        learned.on_throttle(t0 + MEASURE_HORIZON + ms(2000), None, false, Duration::ZERO);
         assert_eq!(learned.rate(), Some(1.0), "kept, not measured over 31 s");
         assert_eq!(learned.capacity(), Some(5.0));
     }

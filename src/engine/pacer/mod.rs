@@ -913,11 +913,18 @@ impl Pacer {
     }
 
     /// A throttled response received at `now`, with the server's hint if
-    /// any. Returns how long until the mirror expects a unit back, when it
+    /// any, and `spread`: how much two of the scope's round trips differ by
+    /// chance (`round_trip.rs`; the precision of a hint's end, `learned.rs`).
+    /// Returns how long until the mirror expects a unit back, when it
     /// knows (a window's end, a rate, a reset; zero when one may be back
     /// already): the wait to use when the server gave no hint.
-    pub(crate) fn on_throttle(&mut self, now: Instant, hint: Option<Duration>) -> Option<Duration> {
-        self.refused(now, hint);
+    pub(crate) fn on_throttle(
+        &mut self,
+        now: Instant,
+        hint: Option<Duration>,
+        spread: Duration,
+    ) -> Option<Duration> {
+        self.refused(now, hint, spread);
         if let Some((burst, period)) = self.learned_cycle() {
             return self.cycle.wait(now, burst, period);
         }
@@ -929,7 +936,7 @@ impl Pacer {
         Some(self.clone().take_unit(now).err().unwrap_or(Duration::ZERO))
     }
 
-    fn refused(&mut self, now: Instant, hint: Option<Duration>) {
+    fn refused(&mut self, now: Instant, hint: Option<Duration>, spread: Duration) {
         self.last_reading = None;
         self.window.refused(now);
         self.coarse_hints = hint.is_none_or(is_whole_seconds);
@@ -1006,7 +1013,7 @@ impl Pacer {
             }
         }
         self.learned
-            .on_throttle(now, hint, self.policy_capacity.is_some());
+            .on_throttle(now, hint, self.policy_capacity.is_some(), spread);
         let unit = self
             .policy_rate
             .or(self.observed_rate)
