@@ -25,6 +25,18 @@ macro_rules! courtesy_setters {
             self
         }
 
+        /// A quota the server enforces but never announces: at most
+        /// `limit` requests in any `window` per scope (default none).
+        /// See [`Config::declared_quota`](crate::Config::declared_quota).
+        pub fn declared_quota(
+            mut self,
+            quota: impl Into<Option<(u32, ::std::time::Duration)>>,
+        ) -> Self {
+            let quota = quota.into();
+            self.update_config(|c| c.declared_quota(quota));
+            self
+        }
+
         /// Attempts per request, the first included (default 5).
         pub fn max_attempts(mut self, attempts: u32) -> Self {
             self.update_config(|c| c.max_attempts(attempts));

@@ -190,6 +190,7 @@ pub struct Config {
     pub(crate) give_up: GiveUpMode,
     pub(crate) rng_seed: Option<u64>,
     pub(crate) scope_idle: Option<Duration>,
+    pub(crate) declared_quota: Option<(u32, Duration)>,
 }
 
 impl Default for Config {
@@ -211,6 +212,7 @@ impl Default for Config {
             give_up: GiveUpMode::Error,
             rng_seed: None,
             scope_idle: Some(Self::DEFAULT_SCOPE_IDLE),
+            declared_quota: None,
         }
     }
 }
@@ -353,6 +355,27 @@ impl Config {
     /// nothing. A dropped scope's [`stats`](crate::Client::stats) go with it.
     pub fn evict_idle_scopes(mut self, idle: impl Into<Option<Duration>>) -> Self {
         self.scope_idle = idle.into();
+        self
+    }
+
+    /// A quota the server enforces but never announces: at most `limit`
+    /// requests in any `window`, per scope (none by default; the Discord
+    /// preset declares its documented global limit, 50 a second). Each
+    /// scope keeps that many of its sends in any `window` plus the spread
+    /// of its measured round trips (so the server, counting at arrival,
+    /// sees no more), beside what the server's own answers teach. `None`
+    /// removes it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use courteous::Config;
+    ///
+    /// // An API documented as "100 requests per minute", silent about it.
+    /// let config = Config::default().declared_quota((100, Duration::from_secs(60)));
+    /// # let _ = config;
+    /// ```
+    pub fn declared_quota(mut self, quota: impl Into<Option<(u32, Duration)>>) -> Self {
+        self.declared_quota = quota.into();
         self
     }
 

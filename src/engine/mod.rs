@@ -31,6 +31,7 @@ mod concurrency;
 mod config;
 mod cost;
 mod decision;
+mod declared;
 mod metered;
 mod pacer;
 mod round_trip;

@@ -13,6 +13,7 @@ use super::concurrency::{ConcurrencyLimit, Refusal};
 use super::config::Config;
 use super::cost::Cost;
 use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
+use super::declared::DeclaredLog;
 use super::metered::{MeterReading, Metered};
 use super::pacer::{Pacer, QuotaReading};
 use super::stats::ScopeStats;
@@ -40,6 +41,8 @@ pub(crate) struct ScopeState {
     /// The quotas in other units than requests (`metered.rs`): every one
     /// must admit a send, at its cost.
     metered: Metered,
+    /// The quota the configuration declares (`declared.rs`), if any.
+    declared: Option<DeclaredLog>,
     in_flight: u32,
     next_seq: u64,
     last_synced_seq: Option<u64>,
@@ -68,6 +71,9 @@ impl ScopeState {
             pacer: Pacer::default(),
             concurrency: ConcurrencyLimit::default(),
             metered: Metered::default(),
+            declared: config
+                .declared_quota
+                .map(|(limit, window)| DeclaredLog::new(limit, window)),
             in_flight: 0,
             next_seq: 0,
             last_synced_seq: None,
@@ -130,10 +136,15 @@ impl ScopeState {
         if !self.concurrency.admits(self.in_flight) {
             return Err((self.concurrency.wait_for_slot(), WaitReason::Pacing));
         }
-        // Every quota must admit the send: the metered ones are asked
-        // first, as asking takes nothing, then the pacer takes its unit.
+        // Every quota must admit the send: the declared and metered ones
+        // are asked first, as asking takes nothing, then the pacer takes
+        // its unit.
         if config.pacing
-            && let Some(wait) = self.metered.wait(now, costs)
+            && let Some(wait) = self
+                .declared_wait(now)
+                .into_iter()
+                .chain(self.metered.wait(now, costs))
+                .max()
         {
             return Err((wait, WaitReason::Pacing));
         }
@@ -156,6 +167,9 @@ impl ScopeState {
         self.concurrency.sent(seq, now);
         if config.pacing {
             self.metered.take(now, seq, costs);
+            if let Some(declared) = self.declared.as_mut() {
+                declared.take(now);
+            }
         }
         Ok(seq)
     }
@@ -170,7 +184,17 @@ impl ScopeState {
         !paused
             && !probing
             && self.concurrency.admits(self.in_flight)
-            && (!config.pacing || (self.pacer.ready(now) && self.metered.ready(now)))
+            && (!config.pacing
+                || (self.pacer.ready(now)
+                    && self.metered.ready(now)
+                    && self.declared_wait(now).is_none()))
+    }
+
+    /// How long the declared quota holds a send at `now`, if it does: its
+    /// margin is the spread of the measured round trips.
+    fn declared_wait(&self, now: Instant) -> Option<Duration> {
+        let margin = self.concurrency.round_trip().spread();
+        self.declared.as_ref()?.wait(now, margin)
     }
 
     /// How long this scope's pause still holds at `now`, if one does.

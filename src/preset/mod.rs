@@ -91,6 +91,10 @@ pub(crate) trait Settings {
     fn scope(&self) -> Option<fn(&reqwest::Request) -> crate::Scope> {
         None
     }
+    /// A quota the API enforces but never announces.
+    fn declared_quota(&self) -> Option<(u32, std::time::Duration)> {
+        None
+    }
 }
 
 /// `client()` and `layer()` for a preset.
@@ -142,6 +146,9 @@ macro_rules! apply {
         }
         if let Some(scope) = preset.scope() {
             builder = builder.scope_by(scope);
+        }
+        if let Some(quota) = preset.declared_quota() {
+            builder = builder.declared_quota(quota);
         }
         builder.classifier(preset)
     }};
