@@ -141,7 +141,13 @@ fn operating_point_sweep() {
 /// The operating points users reported, each against its floor.
 #[test]
 fn reported_operating_points() {
+    // `COURTEOUS_SWEEP_REPORTED=text`: only the rows whose name holds it
+    // (with `COURTEOUS_SWEEP_TRACE=1`, to trace one row alone).
+    let only = std::env::var("COURTEOUS_SWEEP_REPORTED").unwrap_or_default();
     for (name, case) in case::reported() {
+        if !name.contains(only.as_str()) {
+            continue;
+        }
         let result = judge(case);
         println!(
             "{name}: {} sent for {}, {:.2} s, floor {:.2} s ({:.2}x), within bounds: {}",
@@ -161,6 +167,22 @@ fn reported_operating_points() {
         if result.case.kind == limiter::Kind::Concurrency {
             assert!(
                 result.within_bounds() && result.ratio() <= 1.2,
+                "{name}: {} sent, {:.2}x the floor",
+                result.outcome.sent,
+                result.ratio()
+            );
+        }
+        // The window opened by the first request, its reset an epoch read
+        // against a whole-second `Date`, 100 ms round trips: the requests
+        // within bounds, and each window after the second one opened a
+        // round trip after its end, once the refused probe's whole-second
+        // hint measured its length (1.30x, 81 sent; 1.67x before, each
+        // window held to the readings' end). The first window costs that
+        // probe's `Retry-After: 1` (0.7 s): a client honouring it opens the
+        // second window 0.7 s late, beyond the 1.10x bound's 0.35 s.
+        if result.case.kind == limiter::Kind::FixedWindowFirst {
+            assert!(
+                result.excess() <= 0 && result.ratio() <= 1.32,
                 "{name}: {} sent, {:.2}x the floor",
                 result.outcome.sent,
                 result.ratio()
