@@ -102,6 +102,9 @@ pub(crate) struct MeterReading {
     pub(crate) reset: Option<Duration>,
     /// The policy's window, if it states one (`limit` per `window`).
     pub(crate) window: Option<Duration>,
+    /// How far the reset may be off, where the parser knows (an epoch read
+    /// against `Date`); else taken from the reset's value.
+    pub(crate) precision: Option<Duration>,
 }
 
 /// The last reading synced from.
@@ -248,7 +251,7 @@ impl MeteredQuota {
                 .full_at
                 .is_none_or(|full| later(now, margin) < full)
         {
-            self.judge_refill(&previous, now, remaining, reading.reset, margin);
+            self.judge_refill(&previous, now, reading, margin);
             let refill = self.rate.map_or(0.0, |rate| {
                 rate * now.saturating_duration_since(previous.at).as_secs_f64()
             });
@@ -289,14 +292,14 @@ impl MeteredQuota {
         &mut self,
         previous: &Synced,
         now: Instant,
-        remaining: f64,
-        reset: Option<Duration>,
+        reading: &MeterReading,
         margin: Duration,
     ) {
+        let remaining = reading.remaining as f64;
         let rose = remaining > previous.remaining + previous.out + EPSILON;
-        let ends = previous.full_at.zip(reset.map(|reset| {
-            let slack = margin.saturating_add(precision_of(reset));
-            (later(now, reset), slack)
+        let ends = previous.full_at.zip(reading.reset.map(|reset| {
+            let precision = reading.precision.unwrap_or_else(|| precision_of(reset));
+            (later(now, reset), margin.saturating_add(precision))
         }));
         let moved = ends.is_some_and(|(before, (end, slack))| end > later(before, slack));
         let stayed = ends.is_some_and(|(before, (end, slack))| apart(end, before) <= slack);

@@ -257,6 +257,7 @@ impl ScopeState {
                     remaining,
                     reset: quota.reset().map(|reset| reset.min(MAX_SERVER_WAIT)),
                     window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
+                    precision: quota.reset_precision(),
                 };
                 self.metered.sync(now, seq, &reading);
             }
@@ -271,6 +272,7 @@ impl ScopeState {
             limit: quota.limit(),
             window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
             reset: tightest_reset(signal, quota).map(|reset| reset.min(MAX_SERVER_WAIT)),
+            reset_precision: quota.reset_precision(),
             seq: Some(seq),
         };
         // Newest send wins: a response to an older request than the last one

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use http::header::{DATE, HeaderMap, HeaderName, HeaderValue};
 
-use super::numbers::{reset_from_seconds, until_epoch};
+use super::numbers::{EPOCH_THRESHOLD_SECS, reset_from_seconds, until_epoch};
 use super::parser::ResetFormat;
 
 /// A header field the parser reads.
@@ -326,6 +326,28 @@ impl<'a> Clock<'a> {
         }
     }
 
+    /// How far a `Reset` value read by [`Self::reset`] may be from the
+    /// truth, when coarser than its own unit: an epoch measured against
+    /// `Date` (the local clock disagreeing) is its unit plus `Date`'s whole
+    /// second; a delta, or an epoch measured against the local clock, is
+    /// good to its unit (`None`).
+    pub(crate) fn reset_precision(&self, value: Duration) -> Option<Duration> {
+        let epoch = match self.reset_format {
+            ResetFormat::Auto => value > Duration::from_secs(EPOCH_THRESHOLD_SECS),
+            ResetFormat::Delta => false,
+            ResetFormat::Epoch => true,
+        };
+        let against_date = self.reference() != self.now;
+        (epoch && against_date).then(|| {
+            let unit = if value.subsec_nanos() == 0 {
+                Duration::from_secs(1)
+            } else {
+                Duration::from_millis(1)
+            };
+            unit + Duration::from_secs(1)
+        })
+    }
+
     /// The moment the response was produced, on the clock its times use.
     ///
     /// `Date` says it to the whole second. When the local clock reads a time
@@ -560,5 +582,31 @@ mod tests {
         for now in [date - ms(1), date + ms(1000), date + ms(86_400_000)] {
             assert_eq!(Clock::new(&headers, now).reference(), date, "{now:?}");
         }
+    }
+
+    #[test]
+    fn an_epoch_read_against_date_is_two_seconds_from_the_truth() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "date",
+            HeaderValue::from_static("Sun, 06 Nov 1994 08:49:37 GMT"),
+        );
+        let date = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+        let secs = Duration::from_secs;
+        let epoch = date.duration_since(SystemTime::UNIX_EPOCH).unwrap() + secs(2);
+        // The local clock disagrees: the epoch is read against `Date`, whole
+        // seconds both, each up to a second from the truth.
+        let far = Clock::new(&headers, date + secs(3600));
+        assert_eq!(far.reset(epoch), secs(2));
+        assert_eq!(far.reset_precision(epoch), Some(secs(2)));
+        assert_eq!(
+            far.reset_precision(epoch + Duration::from_millis(500)),
+            Some(secs(1) + Duration::from_millis(1))
+        );
+        // A delta, or an epoch read against an agreeing local clock: its
+        // own unit only.
+        assert_eq!(far.reset_precision(secs(2)), None);
+        let near = Clock::new(&headers, date + Duration::from_millis(300));
+        assert_eq!(near.reset_precision(epoch), None);
     }
 }

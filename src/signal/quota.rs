@@ -28,6 +28,10 @@ pub struct Quota {
     unit: QuotaUnit,
     partition_key: Option<Vec<u8>>,
     source: QuotaSource,
+    /// How far the reset may be from the truth when coarser than its own
+    /// unit: an epoch read against a whole-second `Date` (two seconds for
+    /// whole-second epochs).
+    reset_precision: Option<Duration>,
 }
 
 impl Quota {
@@ -42,6 +46,7 @@ impl Quota {
             unit: QuotaUnit::Requests,
             partition_key: None,
             source,
+            reset_precision: None,
         }
     }
 
@@ -130,6 +135,14 @@ impl Quota {
     }
     pub(crate) fn set_reset(&mut self, reset: Option<Duration>) {
         self.reset = reset;
+    }
+    /// The reset's precision, when coarser than its own unit (see the
+    /// field).
+    pub(crate) fn reset_precision(&self) -> Option<Duration> {
+        self.reset_precision
+    }
+    pub(crate) fn set_reset_precision(&mut self, precision: Option<Duration>) {
+        self.reset_precision = precision;
     }
     pub(crate) fn set_window(&mut self, window: Option<Duration>) {
         self.window = window;

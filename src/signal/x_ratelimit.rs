@@ -84,11 +84,13 @@ fn read_family(fields: &Fields<'_>, clock: &Clock<'_>, family: &Family) -> Optio
     let remaining = fields
         .smallest(family.remaining, parse_count)
         .or_else(|| Some(limit?.saturating_sub(used?)));
+    let mut reset_precision = None;
     let reset = family
         .reset_after
         .and_then(|field| fields.largest(field, parse_seconds))
         .or_else(|| {
             let reset = fields.largest(family.reset, parse_seconds)?;
+            reset_precision = clock.reset_precision(reset);
             Some(clock.reset(reset))
         });
     if limit.is_none() && remaining.is_none() && reset.is_none() {
@@ -98,6 +100,7 @@ fn read_family(fields: &Fields<'_>, clock: &Clock<'_>, family: &Family) -> Optio
     quota.set_limit(limit);
     quota.set_remaining(remaining);
     quota.set_reset(reset);
+    quota.set_reset_precision(reset_precision);
     Some(quota)
 }
 

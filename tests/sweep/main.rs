@@ -209,5 +209,21 @@ fn reported_operating_points() {
                 result.ratio()
             );
         }
+        // The window opened by the first request, its reset an epoch read
+        // against a whole-second `Date`, 100 ms round trips: the requests
+        // within bounds, and each window after the second one opened a
+        // round trip after its end, once the refused probe's whole-second
+        // hint measured its length (1.30x, 81 sent; 1.67x before, each
+        // window held to the readings' end). The first window costs that
+        // probe's `Retry-After: 1` (0.7 s): a client honouring it opens the
+        // second window 0.7 s late, beyond the 1.10x bound's 0.35 s.
+        if result.case.kind == limiter::Kind::FixedWindowFirst {
+            assert!(
+                result.excess() <= 0 && result.ratio() <= 1.32,
+                "{name}: {} sent, {:.2}x the floor",
+                result.outcome.sent,
+                result.ratio()
+            );
+        }
     }
 }

@@ -10,6 +10,7 @@ fn tokens(remaining: u64, reset_ms: u64) -> MeterReading {
         remaining,
         reset: Some(MS * reset_ms as u32),
         window: None,
+        precision: None,
     }
 }
 
@@ -231,6 +232,7 @@ fn hostile_numbers_neither_panic_nor_hold_forever() {
         remaining: 0,
         reset: Some(Duration::from_secs(24 * 60 * 60)),
         window: None,
+        precision: None,
     };
     send_and_read(&mut m, t0, 0, MS, reading);
     let wait = m.wait(t0 + MS, &[Cost::tokens(u64::MAX)]).expect("spent");

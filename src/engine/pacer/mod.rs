@@ -268,8 +268,24 @@ pub(crate) struct QuotaReading {
     pub(crate) limit: Option<u64>,
     pub(crate) window: Option<Duration>,
     pub(crate) reset: Option<Duration>,
+    /// How far `reset` may be from the truth when coarser than its own
+    /// unit (an epoch read against a whole-second `Date`: two seconds);
+    /// `None`: its unit (a second for whole seconds).
+    pub(crate) reset_precision: Option<Duration>,
     /// The engine's number for the send this reading answers.
     pub(crate) seq: Option<u64>,
+}
+
+impl QuotaReading {
+    /// How far the reset may be from the truth: the precision stated, else
+    /// its unit (whole seconds are rounded by up to [`ROUNDING`], a finer
+    /// reset is taken as exact).
+    fn precision(&self) -> Duration {
+        self.reset_precision.unwrap_or(match self.reset {
+            Some(reset) if is_whole_seconds(reset) => ROUNDING,
+            _ => Duration::ZERO,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -697,6 +713,7 @@ impl Pacer {
             Some(current) => current.clamp(low, high),
             None => low,
         };
+        self.window.precision(reading.precision());
         let window_end = self.window.read(now, raw_remaining, reading.reset, others);
         self.drawdown.read(reading.seq, self.window.surely_fresh());
         // First: a window without a stated rate that opens spent is probed
@@ -748,6 +765,7 @@ impl Pacer {
     /// a fixed window the lowest count read is the newest (`window.rs`).
     pub(crate) fn note_older(&mut self, now: Instant, reading: QuotaReading) {
         if let Some(remaining) = reading.remaining {
+            self.window.precision(reading.precision());
             self.window.note(now, remaining, reading.reset);
         }
         self.counted_before_latest(now, reading);

@@ -17,6 +17,7 @@ fn reading(
         limit: Some(limit),
         window,
         reset,
+        reset_precision: None,
         seq: None,
     }
 }

@@ -23,19 +23,26 @@
 //! shows it: the window is not aligned to the clock's seconds, and the
 //! hint's end measured from the burst's first success bounds its length.
 //! From then on each window is also over that length after its first
-//! reading. (A whole-second reset, a delta or an epoch read against `Date`,
-//! is rounded for every window, aligned or not, and tells nothing.) A
-//! refusal while that length is in use refutes it for good: one request at
-//! most, once per scope. (Unless its hint ends within `OFF_GRID` of the
-//! length's end: that confirms it, our requests in flight having spent the
-//! window's last unit, or, ending just after, shows it measured short by
-//! the difference of two responses' transit times, and lengthens it.)
+//! reading. (Beside a whole-second reset, a delta or an epoch read against
+//! `Date`, rounded for every window, aligned or not, a precise hint tells
+//! nothing: see below.) A refusal while that length is in use refutes it
+//! for good: one request at most, once per scope. (Unless its hint ends
+//! within `OFF_GRID` of the length's end: that confirms it, our requests
+//! in flight having spent the window's last unit, or, ending just after,
+//! shows it measured short by the difference of two responses' transit
+//! times, and lengthens it.)
 //!
 //! **A whole-second hint** (`Retry-After: 1`) ends up to a second after
 //! the window does: the length it measures is taken in whole seconds (the
 //! rule for windows: an integer `w` in the IETF drafts, a gateway's second
 //! or minute), and a refusal while it is in use confirms it unless it came
-//! once the length said the window was over (see [`whole_length`]).
+//! once the length said the window was over (see [`whole_length`]). Its
+//! own rounding is all [`whole_length`] allows for, so it measures a
+//! length whatever the resets' precision: beside an epoch reset read
+//! against a whole-second `Date`, which names a window's end to two
+//! seconds only, it is the one measure of a window opened by a request (a
+//! 1 s window, c=4, 100 ms round trips: each window waited for the
+//! readings' end, up to 1.1 s late).
 //!
 //! **Beside whole-second resets** (`RateLimit-Reset: 1`) a precise hint
 //! tells no window off the grid: a clock-aligned window's burst starts
@@ -124,6 +131,9 @@ pub(super) struct Window {
     /// The same, where a rise our requests in flight at the lowest count
     /// could explain (an older count answered late) is not taken for one.
     surely_fresh: bool,
+    /// How far the last reading's reset may be from the truth (whole
+    /// seconds: [`ROUNDING`]; an epoch read against `Date`: two seconds).
+    reset_precision: Duration,
     /// The quota comes back piecemeal, as our own sends leave a sliding
     /// log: a new window's reading showed fewer units than a fixed window
     /// would hold.
@@ -139,6 +149,11 @@ pub(super) struct Window {
 }
 
 impl Window {
+    /// The next reading's reset may be `precision` from the truth.
+    pub(super) fn precision(&mut self, precision: Duration) {
+        self.reset_precision = precision;
+    }
+
     /// A refusal came although nobody else was seen spending.
     pub(super) fn recognise(&mut self) {
         self.known = true;
@@ -191,7 +206,10 @@ impl Window {
                 }
             }
         }
-        let Some(start) = burst_start.filter(|_| !self.length_refuted && self.precise_reset) else {
+        // A whole-second hint is rounded by up to a second: as fine as a
+        // whole-second reset, finer than an epoch read against `Date`.
+        let measures = self.precise_reset || (rounded && self.reset_precision > ROUNDING);
+        let Some(start) = burst_start.filter(|_| !self.length_refuted && measures) else {
             return;
         };
         let measured = hint_end.saturating_duration_since(start);
@@ -249,7 +267,10 @@ impl Window {
     /// the reset, two seconds: 8.0 s for 100 successes, as the plain client.
     pub(super) fn ends_by_rounded_hint(&mut self, now: Instant, hint: Duration) {
         let own_reset = self.reset_read.filter(|(at, _)| *at == now);
-        let shorter = own_reset.is_some_and(|(_, reset)| hint.saturating_add(ROUNDING) <= reset);
+        // Both rounded up by a second at most, a fixed window's differ by
+        // less than that, or by the reset's own precision if coarser.
+        let apart_by = self.reset_precision.max(ROUNDING);
+        let shorter = own_reset.is_some_and(|(_, reset)| hint.saturating_add(apart_by) <= reset);
         if shorter && !self.rounded_end_refuted {
             let hint_end = later(now, hint);
             self.ends_at = Some(self.ends_at.map_or(hint_end, |end| end.min(hint_end)));
@@ -701,6 +722,46 @@ mod tests {
         assert_eq!(whole_length(ms(1899)), Some(secs(1)));
         assert_eq!(whole_length(ms(950)), Some(secs(1)));
         assert_eq!(whole_length(ms(850)), None);
+    }
+
+    #[test]
+    fn a_whole_second_hint_measures_a_length_beside_an_epoch_read_against_date() {
+        let t0 = Instant::now();
+        let secs = Duration::from_secs;
+        // A delta in whole seconds is as fine as the hint: nothing measured
+        // (an aligned window's burst may start mid-window).
+        let mut delta = Window::default();
+        delta.precision(secs(1));
+        delta.read(t0, 19, Some(secs(1)), 0);
+        delta.hinted(t0 + ms(630), secs(1), Some(t0));
+        assert_eq!(delta.length, None);
+        // An epoch reset read against a whole-second `Date` (two seconds
+        // from the truth): 2 s, though the window, opened by our first
+        // request at t0, ends at t0 + 1 s.
+        let mut window = Window::default();
+        window.precision(secs(2));
+        window.read(t0, 19, Some(secs(2)), 0);
+        assert_eq!(window.ends_at(), Some(t0 + secs(2)));
+        // The probe refused 630 ms in: `Retry-After: 1`, rounded up from
+        // 370 ms. The window is over a second after the burst's first
+        // success, not at the readings' end.
+        window.hinted(t0 + ms(630), secs(1), Some(t0));
+        assert_eq!(window.length, Some(secs(1)));
+        assert_eq!(window.ends_at(), Some(t0 + secs(1)));
+        // The next window, opened at its first reading, lasts 1 s whatever
+        // its reset says.
+        let opened = t0 + ms(1700);
+        assert_eq!(
+            window.read(opened, 19, Some(secs(2)), 0),
+            Some(opened + secs(1))
+        );
+        // A precise hint beside whole-second resets still measures no
+        // length (it may end an aligned window's part left, module docs).
+        let mut precise = Window::default();
+        precise.precision(secs(2));
+        precise.read(t0, 19, Some(secs(2)), 0);
+        hint_ending(&mut precise, t0 + ms(1000), Some(t0));
+        assert_eq!(precise.length, None);
     }
 
     #[test]

@@ -166,8 +166,8 @@ fn separate(
         let observed = fields.largest(Field::RateLimitObserved, parse_integer)?;
         Some(limit?.saturating_sub(observed))
     });
-    let reset = fields
-        .largest(Field::RateLimitReset, parse_seconds)
+    let raw_reset = fields.largest(Field::RateLimitReset, parse_seconds);
+    let reset = raw_reset
         .map(|reset| clock.reset(reset))
         .or_else(|| reset_time(fields, clock));
     if limit.is_none() && remaining.is_none() && reset.is_none() {
@@ -178,6 +178,7 @@ fn separate(
     quota.set_limit(limit);
     quota.set_remaining(remaining);
     quota.set_reset(reset);
+    quota.set_reset_precision(raw_reset.and_then(|reset| clock.reset_precision(reset)));
     quota.set_window(window);
     Some(quota)
 }
