@@ -338,6 +338,10 @@ pub(crate) struct Pacer {
     /// (`promise.rs`).
     promise: Promise,
     successes: u64,
+    /// The most units a reading showed, with the sends of ours then out
+    /// (the server may have counted them) and its fraction: a bucket may
+    /// hold that many (`reset_refutes_bucket`).
+    most_read: u64,
 }
 
 fn secs(d: Duration) -> f64 {
@@ -665,6 +669,10 @@ impl Pacer {
             return;
         }
         self.last_reading = Some((now, remaining));
+        let could_hold = remaining
+            .saturating_add(u64::from(others))
+            .saturating_add(1);
+        self.most_read = self.most_read.max(could_hold);
         self.reset_beyond_window = reading.reset.is_some_and(|r| !self.within_a_window(r));
         let raw_remaining = remaining;
         let policy_limit = self.policy_rate.and(self.policy_capacity);
@@ -674,7 +682,9 @@ impl Pacer {
         if !older_news {
             self.counted.read(remaining, reading.seq, others, admitted);
         }
-        if self.unrefilled(now, reading.seq, raw_remaining) {
+        if self.unrefilled(now, reading.seq, raw_remaining)
+            || self.reset_refutes_bucket(raw_remaining, &reading)
+        {
             self.window.recognise();
         }
         // Leave the reserve to newcomers; when someone spent from it, wait
@@ -863,6 +873,32 @@ impl Pacer {
             && !self.reset_beyond_window
             && self.sharing.never_saw_others()
             && self.sharing.drew_alone(now, limit)
+    }
+
+    /// A reading whose reset is further than any bucket refilled at the
+    /// stated rate could name: such a bucket is whole again within
+    /// `(capacity − remaining) / rate` (GitHub-style resets count to full; a
+    /// next unit's is sooner), and the reset is that, at most, within its
+    /// precision. Units come back at a boundary, not at the rate: a window
+    /// (a reset beyond one window is a counter's: `within_a_window`).
+    /// Seen at the first reading that leaves a unit unspent, before the
+    /// drawdown shows it (a window of 18 per 73 s read `17` and `t=69`: a
+    /// bucket at that rate is full in 4 s; read as one, its last unit was
+    /// kept in reserve and the job took a window more).
+    fn reset_refutes_bucket(&self, remaining: u64, reading: &QuotaReading) -> bool {
+        let (Some(rate), Some(limit), Some(reset)) =
+            (self.policy_rate, self.policy_capacity, reading.reset)
+        else {
+            return false;
+        };
+        if self.windowed() || self.reset_beyond_window || !self.sharing.never_saw_others() {
+            return false;
+        }
+        // A bucket may hold more than the policy's quota per window: as
+        // much as any reading may have shown.
+        let capacity = limit.max(self.most_read as f64);
+        let full = wait_from_secs((capacity - remaining as f64).max(0.0) / rate);
+        reset > full.saturating_add(reading.precision())
     }
 
     /// The stated window: `limit` units per this.
