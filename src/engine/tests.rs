@@ -676,3 +676,25 @@ fn a_scope_is_ready_when_its_pause_and_probe_are_over() {
     assert!(!scope.ready(&config, end + PROBE_PATIENCE - ms(1)));
     assert!(scope.ready(&config, end + PROBE_PATIENCE));
 }
+
+/// A declared quota of 2 a second: a third send waits for the first to
+/// leave the second, plus the spread of the round trips measured (here
+/// 10 ms and 50 ms: `4·RTTVAR` = 50 ms), so the server, counting at
+/// arrival, never sees three in one second.
+#[test]
+fn a_declared_quota_spaces_sends_by_its_window_and_the_round_trips_spread() {
+    let config = no_jitter().declared_quota((2, Duration::from_secs(1)));
+    let engine = Engine::new(config);
+    let scope = Scope::new("declared");
+    let t0 = Instant::now();
+    let attempt = Attempt::new(1, true, t0);
+    let ok = Signal::default();
+    let first = admit_now(&engine, &scope, t0);
+    engine.on_response(first, t0 + ms(10), StatusCode::OK, &ok, &attempt);
+    let second = admit_now(&engine, &scope, t0 + ms(10));
+    engine.on_response(second, t0 + ms(60), StatusCode::OK, &ok, &attempt);
+    let (wait, reason) = admit_wait(&engine, &scope, t0 + ms(60));
+    assert_eq!(reason, WaitReason::Pacing);
+    // SRTT 10 → 15 ms, RTTVAR 5 → 0.75·5 + 0.25·40 = 13.75 ms: 55 ms.
+    assert_eq!(wait, Duration::from_millis(1_000 - 60 + 55));
+}

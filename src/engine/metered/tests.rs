@@ -247,3 +247,80 @@ fn hostile_numbers_neither_panic_nor_hold_forever() {
     }
     assert_eq!(m.quotas.len(), MAX_QUOTAS);
 }
+
+#[test]
+fn a_bucket_refills_between_readings_at_its_rate() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    send_and_read(&mut m, t0, 0, MS, tokens(400, 200));
+    let t1 = t0 + Duration::from_millis(100);
+    send_and_read(&mut m, t1, 1, MS, tokens(350, 300));
+    let now = t1 + MS;
+    for seq in 2..=4 {
+        m.take(now, seq, &[]);
+    }
+    // 50 left, 100 needed, 500 a second: ready after 100 ms, not before.
+    assert!(!m.ready(now + Duration::from_millis(90)));
+    assert!(m.ready(now + Duration::from_millis(110)));
+}
+
+#[test]
+fn a_stated_window_gives_the_rate_and_a_degenerate_one_does_not() {
+    // 500 per second stated; the resets (time to full) say far slower.
+    let reading = |remaining, reset_ms: u64, window| MeterReading {
+        window,
+        ..tokens(remaining, reset_ms)
+    };
+    for (window, expected) in [
+        (Some(Duration::from_secs(1)), 100),
+        // A zero window states no rate: the reset's, (500 − 350) / 15 s.
+        (Some(Duration::ZERO), 5_000),
+        (None, 5_000),
+    ] {
+        let t0 = Instant::now();
+        let mut m = Metered::default();
+        send_and_read(&mut m, t0, 0, MS, reading(400, 10_000, window));
+        let t1 = t0 + Duration::from_millis(100);
+        // The end moved 5 s later as we spent: a bucket.
+        send_and_read(&mut m, t1, 1, MS, reading(350, 15_000, window));
+        let now = t1 + MS;
+        // Three sends of 100 declared: 50 left, 50 to wait for.
+        let hundred = [Cost::tokens(100)];
+        for seq in 2..=4 {
+            m.take(now, seq, &hundred);
+        }
+        let wait = m.wait(now, &hundred).map(|w| w.as_millis());
+        let Some(wait) = wait else {
+            panic!("{window:?}: no wait")
+        };
+        assert!(
+            wait.abs_diff(expected) <= 5,
+            "{window:?}: {wait} ms, not {expected}"
+        );
+    }
+}
+
+#[test]
+fn a_whole_quota_states_no_rate_and_keeps_the_one_known() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    // 400 of 500, full in 200 ms: 500 a second.
+    send_and_read(&mut m, t0, 0, MS, tokens(400, 200));
+    // Whole again 100 ms later, before that reset (a rise: a bucket), its
+    // reset zero: it states no rate, the one known stays.
+    send_and_read(
+        &mut m,
+        t0 + Duration::from_millis(100),
+        1,
+        MS,
+        tokens(500, 0),
+    );
+    let now = t0 + Duration::from_millis(101);
+    let hundred = [Cost::tokens(100)];
+    for seq in 2..=7 {
+        m.take(now, seq, &hundred);
+    }
+    // 100 short, 100 more needed: 400 ms at 500 a second.
+    let wait = m.wait(now, &hundred).expect("short");
+    assert_eq!(wait, Duration::from_millis(400));
+}
