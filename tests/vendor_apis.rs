@@ -65,6 +65,31 @@ async fn load_n(client: Client, base: String, paths: &[&str], c: usize, n: usize
     }
 }
 
+/// `n` requests from `c` workers through `builder`'s client; panics unless
+/// every one ends in a 200 and the mock received (`received`) at most
+/// `n + c`. Prints what was sent and how long it took.
+async fn load_timed(
+    name: &str,
+    builder: ClientBuilder,
+    base: String,
+    paths: &[&str],
+    (c, n): (usize, usize),
+    received: impl Fn() -> u64,
+) {
+    let started = std::time::Instant::now();
+    load_n(client(builder), base, paths, c, n).await;
+    let received = received();
+    println!(
+        "{name} c={c}: {received} sent for {n} successes in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        received <= (n + c) as u64,
+        "{name} c={c}: {received} sent for {n} successes (allowed {})",
+        n + c
+    );
+}
+
 /// A client from `builder` that waits for resets up to 10 s.
 fn client(builder: ClientBuilder) -> Client {
     builder
@@ -163,27 +188,16 @@ async fn two_quotas_requests_and_tokens() {
     let c = 4;
     let api = OpenAiApi::new(20, 1_000, Duration::from_secs(1)).tokens_per_request(100);
     let server = mount(api.clone()).await;
-    let paths = ["/v1/chat/completions"];
-    let started = std::time::Instant::now();
-    load_n(
-        client(preset::OpenAi.client()),
+    // The floor: a bucket of 10 requests' tokens, then 10 a second (4.0 s).
+    load_timed(
+        "two quotas",
+        preset::OpenAi.client(),
         server.uri(),
-        &paths,
-        c,
-        SUCCESSES,
+        &["/v1/chat/completions"],
+        (c, SUCCESSES),
+        || api.received(),
     )
     .await;
-    let received = api.received();
-    // The floor: a bucket of 10 requests' tokens, then 10 a second.
-    println!(
-        "two quotas c={c}: {received} sent for {SUCCESSES} successes in {:.2} s (floor 4.0 s)",
-        started.elapsed().as_secs_f64()
-    );
-    assert!(
-        received <= (SUCCESSES + c) as u64,
-        "{received} sent for {SUCCESSES} successes (allowed {})",
-        SUCCESSES + c
-    );
 }
 
 async fn anthropic_requests_bind(c: usize) {
@@ -251,25 +265,15 @@ async fn discord_global_limit(c: usize) {
         "/api/v10/channels/1/messages",
         "/api/v10/channels/2/messages",
     ];
-    let started = std::time::Instant::now();
-    load_n(
-        client(preset::Discord.client()),
+    load_timed(
+        "discord global",
+        preset::Discord.client(),
         server.uri(),
         &paths,
-        c,
-        SUCCESSES,
+        (c, SUCCESSES),
+        || api.received(),
     )
     .await;
-    let received = api.received();
-    println!(
-        "discord global c={c}: {received} sent for {SUCCESSES} successes in {:.2} s",
-        started.elapsed().as_secs_f64()
-    );
-    assert!(
-        received <= (SUCCESSES + c) as u64,
-        "discord global c={c}: {received} sent for {SUCCESSES} (allowed {})",
-        SUCCESSES + c
-    );
 }
 per_concurrency!(discord_global, discord_global_limit);
 

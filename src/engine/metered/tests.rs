@@ -128,41 +128,48 @@ fn an_older_sends_answer_does_not_resync() {
     assert!(m.wait(t0 + 2 * MS, &[Cost::tokens(1)]).is_some());
 }
 
-#[test]
-fn units_back_before_the_reset_show_a_bucket_paced_at_its_rate() {
-    let t0 = Instant::now();
-    let mut m = Metered::default();
-    // A bucket of 500 refilled at 500/s, 100 a request: its reset is the
-    // time to refill what is missing.
-    send_and_read(&mut m, t0, 0, MS, tokens(400, 200));
+/// A bucket of 500 refilled at 500/s, 100 a request (its reset is the time
+/// to refill what is missing): read 400, then 350 100 ms later (50 came
+/// back before the reset), then three more sent: 50 left. Returns when.
+fn bucket_spent(m: &mut Metered, t0: Instant) -> Instant {
+    send_and_read(m, t0, 0, MS, tokens(400, 200));
     let t1 = t0 + Duration::from_millis(100);
-    send_and_read(&mut m, t1, 1, MS, tokens(350, 300));
-    // 350 > 400 − 100: 50 came back within 100 ms, before the reset.
+    send_and_read(m, t1, 1, MS, tokens(350, 300));
     let now = t1 + MS;
     for seq in 2..=4 {
         m.take(now, seq, &[]);
     }
+    now
+}
+
+#[test]
+fn units_back_before_the_reset_show_a_bucket_paced_at_its_rate() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let now = bucket_spent(&mut m, t0);
     // 50 left, 100 needed: 50 more at 500/s is 100 ms, well before the
-    // reading's reset.
+    // reading's reset; ready after it, not before.
     let wait = m.wait(now, &[]).expect("short");
     assert!(
         wait > Duration::from_millis(95) && wait < Duration::from_millis(105),
         "{wait:?}"
     );
+    assert!(!m.ready(now + Duration::from_millis(90)));
+    assert!(m.ready(now + Duration::from_millis(110)));
 }
 
 #[test]
 fn a_refusal_the_level_explains_is_the_quotas_and_a_bucket_becomes_a_window() {
     let t0 = Instant::now();
     let mut m = Metered::default();
-    send_and_read(&mut m, t0, 0, MS, tokens(400, 200));
-    let t1 = t0 + Duration::from_millis(100);
-    send_and_read(&mut m, t1, 1, MS, tokens(350, 300));
-    // Refused: the answer says 20 left, a request costs about 100.
-    let t2 = t1 + Duration::from_millis(10);
-    m.take(t2, 2, &[]);
-    m.answered(2, Some(t2 + MS));
-    m.sync(t2 + MS, 2, &tokens(20, 960));
+    let now = bucket_spent(&mut m, t0);
+    // Refused: the answer to send 4 says 20 left, a request costs about
+    // 100.
+    let t2 = now + Duration::from_millis(10);
+    m.answered(2, Some(t2));
+    m.answered(3, Some(t2));
+    m.answered(4, Some(t2 + MS));
+    m.sync(t2 + MS, 4, &tokens(20, 960));
     assert!(m.refused(t2 + MS));
     // Read as a window now: nothing back before the reset.
     let wait = m.wait(t2 + MS, &[]).expect("short");
@@ -246,22 +253,6 @@ fn hostile_numbers_neither_panic_nor_hold_forever() {
         m.sync(t0 + MS, 1, &named);
     }
     assert_eq!(m.quotas.len(), MAX_QUOTAS);
-}
-
-#[test]
-fn a_bucket_refills_between_readings_at_its_rate() {
-    let t0 = Instant::now();
-    let mut m = Metered::default();
-    send_and_read(&mut m, t0, 0, MS, tokens(400, 200));
-    let t1 = t0 + Duration::from_millis(100);
-    send_and_read(&mut m, t1, 1, MS, tokens(350, 300));
-    let now = t1 + MS;
-    for seq in 2..=4 {
-        m.take(now, seq, &[]);
-    }
-    // 50 left, 100 needed, 500 a second: ready after 100 ms, not before.
-    assert!(!m.ready(now + Duration::from_millis(90)));
-    assert!(m.ready(now + Duration::from_millis(110)));
 }
 
 #[test]
