@@ -698,3 +698,35 @@ fn a_declared_quota_spaces_sends_by_its_window_and_the_round_trips_spread() {
     // SRTT 10 → 15 ms, RTTVAR 5 → 0.75·5 + 0.25·40 = 13.75 ms: 55 ms.
     assert_eq!(wait, Duration::from_millis(1_000 - 60 + 55));
 }
+
+/// A token quota exhausted binds the response (`Signal::quota`), yet the
+/// requests quota beside it is what the pacer reads: 9 requests left
+/// admit the next send. (The token quota's cost is not known yet, so it
+/// holds nothing back either; read as requests, its `0` would hold the
+/// scope for its minute.)
+#[test]
+fn an_exhausted_token_quota_does_not_stand_for_the_requests_quota() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("tokens");
+    let t0 = Instant::now();
+    let requests = Quota::new(QuotaSource::IetfList)
+        .with_limit(10)
+        .with_window(Duration::from_secs(1))
+        .with_remaining(9)
+        .with_reset(Duration::from_secs(1));
+    let tokens = Quota::new(QuotaSource::OpenAi)
+        .with_unit(crate::signal::QuotaUnit::Tokens)
+        .with_limit(500)
+        .with_remaining(0)
+        .with_reset(Duration::from_secs(60));
+    let signal = Signal::from_parts(None, vec![requests, tokens]);
+    assert_eq!(
+        signal.quota().map(Quota::unit),
+        Some(crate::signal::QuotaUnit::Tokens),
+        "the exhausted token quota binds"
+    );
+    let ticket = admit_now(&engine, &scope, t0);
+    let attempt = Attempt::new(1, true, t0);
+    engine.on_response(ticket, t0 + ms(1), StatusCode::OK, &signal, &attempt);
+    admit_now(&engine, &scope, t0 + ms(1));
+}

@@ -315,3 +315,96 @@ fn a_whole_quota_states_no_rate_and_keeps_the_one_known() {
     let wait = m.wait(now, &hundred).expect("short");
     assert_eq!(wait, Duration::from_millis(400));
 }
+
+#[test]
+fn a_count_that_rose_before_the_end_shows_a_bucket_and_no_more_than_ours_out_does_not() {
+    let hundred = [Cost::tokens(100)];
+    // 500 a second stated; the end stays put (no evidence from it).
+    let reading = |remaining, reset_ms| MeterReading {
+        window: Some(Duration::from_secs(1)),
+        ..tokens(remaining, reset_ms)
+    };
+    // Rose by 50 with nothing of ours out: units came back, a bucket.
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    send_and_read(&mut m, t0, 0, MS, reading(400, 1_000));
+    let t1 = t0 + Duration::from_millis(100);
+    m.answered(1, Some(t1));
+    m.sync(t1, 1, &reading(450, 901));
+    for seq in 2..=5 {
+        m.take(t1, seq, &hundred);
+    }
+    let wait = m.wait(t1, &hundred).expect("short");
+    assert_eq!(wait, Duration::from_millis(100), "50 more at 500 a second");
+    // Rose by 100 with a send of 100 out then (counted late): a window.
+    let mut m = Metered::default();
+    m.take(t0, 0, &hundred);
+    m.take(t0, 1, &hundred);
+    m.answered(0, Some(t0 + MS));
+    m.sync(t0 + MS, 0, &reading(300, 1_000));
+    m.answered(1, Some(t0 + 2 * MS));
+    m.sync(t0 + 2 * MS, 1, &reading(400, 999));
+    for seq in 2..=5 {
+        m.take(t0 + 2 * MS, seq, &hundred);
+    }
+    let wait = m.wait(t0 + 2 * MS, &hundred).expect("short");
+    assert_eq!(wait, Duration::from_millis(999), "until the window's end");
+}
+
+/// Undeclared sends at `now` until the quota asks to wait: that wait.
+fn spend_then_wait(m: &mut Metered, now: Instant, first_seq: u64) -> Duration {
+    fits(m, now, first_seq);
+    m.wait(now, &[]).expect("short")
+}
+
+#[test]
+fn a_fall_with_the_end_put_is_a_window_again_and_an_end_sooner_is_no_evidence() {
+    let t0 = Instant::now();
+    // A bucket, then a reading 50 ms later: fell, its end where it was.
+    let mut m = Metered::default();
+    let now = bucket_spent(&mut m, t0);
+    let t2 = now + Duration::from_millis(50);
+    m.answered(2, Some(t2));
+    m.sync(t2, 2, &tokens(300, 250));
+    // Spent, it waits for the end, not for the rate.
+    assert_eq!(spend_then_wait(&mut m, t2, 5), Duration::from_millis(250));
+    // The same fall with an end 100 ms sooner: neither kind's evidence,
+    // still a bucket (paced at its rate).
+    let mut m = Metered::default();
+    bucket_spent(&mut m, t0);
+    m.answered(2, Some(t2));
+    m.sync(t2, 2, &tokens(300, 150));
+    let wait = spend_then_wait(&mut m, t2, 5);
+    assert!(wait < Duration::from_millis(150), "{wait:?}");
+}
+
+#[test]
+fn the_cost_is_per_send_between_readings_and_the_mean_when_the_latest_is_lower() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let reading = |remaining| MeterReading {
+        limit: Some(10_000),
+        ..tokens(remaining, 60_000)
+    };
+    send_and_read(&mut m, t0, 0, MS, reading(9_900));
+    // Two sends between the readings, 600 fell: 300 each.
+    m.take(t0 + MS, 1, &[]);
+    m.answered(1, Some(t0 + 2 * MS));
+    send_and_read(&mut m, t0 + MS, 2, MS, reading(9_300));
+    assert_eq!(fits(&mut m.clone(), t0 + 3 * MS, 3), 31);
+    // Then 100: the mean, 200, is the cost (46 of 9,200).
+    send_and_read(&mut m, t0 + 3 * MS, 3, MS, reading(9_200));
+    assert_eq!(fits(&mut m, t0 + 4 * MS, 4), 46);
+}
+
+#[test]
+fn a_refusal_with_just_a_sends_worth_left_is_not_the_quotas() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let now = learned(&mut m, t0);
+    // A send of 200 declared; 100 left after it, what a send costs.
+    m.take(now, 2, &[Cost::tokens(200)]);
+    m.answered(2, Some(now + MS));
+    m.sync(now + MS, 2, &tokens(100, 997));
+    assert!(!m.refused(now + MS), "100 left, a send costs 100");
+}
