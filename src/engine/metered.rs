@@ -93,9 +93,9 @@ const EPSILON: f64 = 1e-9;
 
 /// One quota's numbers in a response.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct MeterReading {
+pub(crate) struct MeterReading<'a> {
     pub(crate) unit: QuotaUnit,
-    pub(crate) name: Option<String>,
+    pub(crate) name: Option<&'a str>,
     pub(crate) limit: Option<u64>,
     pub(crate) remaining: u64,
     /// Until whole again (clamped by the caller).
@@ -147,7 +147,7 @@ impl MeteredQuota {
     fn new(reading: &MeterReading, now: Instant) -> Self {
         Self {
             unit: reading.unit,
-            name: reading.name.clone(),
+            name: reading.name.map(str::to_owned),
             limit: 0.0,
             level: 0.0,
             at: now,
@@ -414,7 +414,7 @@ impl Metered {
 
     /// The answer to send `seq`, received at `now`, read `reading`.
     pub(crate) fn sync(&mut self, now: Instant, seq: u64, reading: &MeterReading) {
-        let name = reading.name.as_deref();
+        let name = reading.name;
         let index = match self.quotas.iter().position(|q| q.is(reading.unit, name)) {
             Some(index) => index,
             None if self.quotas.len() < MAX_QUOTAS => {

@@ -252,7 +252,7 @@ impl ScopeState {
             if let Some(remaining) = quota.remaining() {
                 let reading = MeterReading {
                     unit: quota.unit(),
-                    name: quota.name().map(str::to_owned),
+                    name: quota.name(),
                     limit: quota.limit(),
                     remaining,
                     reset: quota.reset().map(|reset| reset.min(MAX_SERVER_WAIT)),

@@ -2,10 +2,10 @@ use super::*;
 
 const MS: Duration = Duration::from_millis(1);
 
-fn tokens(remaining: u64, reset_ms: u64) -> MeterReading {
+fn tokens(remaining: u64, reset_ms: u64) -> MeterReading<'static> {
     MeterReading {
         unit: QuotaUnit::Tokens,
-        name: Some("tokens".to_owned()),
+        name: Some("tokens"),
         limit: Some(500),
         remaining,
         reset: Some(MS * reset_ms as u32),
@@ -246,8 +246,9 @@ fn hostile_numbers_neither_panic_nor_hold_forever() {
     assert!(wait <= Duration::from_secs(24 * 60 * 60));
     // Many quotas: at most MAX_QUOTAS followed.
     for i in 0..100 {
+        let name = format!("q{i}");
         let named = MeterReading {
-            name: Some(format!("q{i}")),
+            name: Some(&name),
             ..tokens(1, 1)
         };
         m.sync(t0 + MS, 1, &named);
