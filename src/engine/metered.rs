@@ -54,6 +54,7 @@
 //! An estimate too low admits a send the quota cannot hold (a refusal);
 //! too high, it only waits longer: so the latest sample, when higher, is
 //! taken over the mean.
+//!
 //! A first reading gives no sample: it tells what is left, not what we
 //! spent (others or an earlier process may have spent before, and a
 //! policy's limit may exceed what its bucket holds at once). Before any
