@@ -320,9 +320,11 @@ fn a_whole_quota_states_no_rate_and_keeps_the_one_known() {
 #[test]
 fn a_count_that_rose_before_the_end_shows_a_bucket_and_no_more_than_ours_out_does_not() {
     let hundred = [Cost::tokens(100)];
-    // 500 a second stated; the end stays put (no evidence from it).
+    // 1,000 per 2 s stated (500 a second); the end stays put (no
+    // evidence from it).
     let reading = |remaining, reset_ms| MeterReading {
-        window: Some(Duration::from_secs(1)),
+        limit: Some(1_000),
+        window: Some(Duration::from_secs(2)),
         ..tokens(remaining, reset_ms)
     };
     // Rose by 50 with nothing of ours out: units came back, a bucket.
