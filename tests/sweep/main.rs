@@ -246,3 +246,21 @@ fn a_reset_no_bucket_could_name_is_a_window_spent_whole() {
         result.floor
     );
 }
+
+/// A token bucket of 173 per 543 s (a third of a unit a second) in IETF
+/// fields, 225 ms round trips, c=2, its limit halved mid-run (seed 160):
+/// its resets are the time to refill at that rate, so no reading refutes
+/// a bucket. Taken for a window, the job waits for a window's end (2.6x
+/// the floor); read as the bucket it is, it ends at the floor.
+#[test]
+fn a_slow_bucket_is_not_taken_for_a_window() {
+    let result = judge(Case::draw(160));
+    assert_eq!(result.case.kind, limiter::Kind::TokenBucket);
+    assert!(
+        result.within_bounds(),
+        "{} sent, {:.2} s, floor {:.2} s",
+        result.outcome.sent,
+        result.outcome.elapsed,
+        result.floor
+    );
+}
