@@ -23,8 +23,10 @@ use super::meter::{Quotas, Spec};
 /// global limit's has `X-RateLimit-Global: true`, `X-RateLimit-Scope:
 /// global` and `"global": true`. A route in no bucket draws on the global
 /// limit alone. [`early`](Self::early) counts requests, on any route, that
-/// arrived while a global refusal's `retry_after` had not run out: a
-/// client that honours the global limit sends none.
+/// arrived while a global refusal's `retry_after` had not run out, and
+/// [`pauses`](Self::pauses) the refusals that began such a wait: a client
+/// that honours the global limit sends none but those already in flight
+/// when a pause began.
 ///
 /// ```
 /// use std::time::Duration;
@@ -52,6 +54,7 @@ pub struct DiscordApi {
 struct Pause {
     until: Mutex<Option<Instant>>,
     early: AtomicU64,
+    pauses: AtomicU64,
 }
 
 #[derive(Debug, Clone)]
@@ -75,6 +78,11 @@ impl DiscordApi {
     /// Requests that arrived while a global refusal said to wait.
     pub fn early(&self) -> u64 {
         self.paused.early.load(Ordering::Relaxed)
+    }
+
+    /// Global refusals that began a pause (not those during one).
+    pub fn pauses(&self) -> u64 {
+        self.paused.pauses.load(Ordering::Relaxed)
     }
 
     /// A bucket named `id`, `limit` requests per fixed `window`, drawn on
@@ -119,11 +127,15 @@ impl Respond for DiscordApi {
                 .until
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            if until.is_some_and(|until| now < until) {
+            let paused = until.is_some_and(|until| now < until);
+            if paused {
                 self.paused.early.fetch_add(1, Ordering::Relaxed);
             }
             let global = self.global.decide(now, &[1]);
             if let Some(wait) = global.rejected_for {
+                if !paused {
+                    self.paused.pauses.fetch_add(1, Ordering::Relaxed);
+                }
                 *until = Some(now + wait);
                 self.quotas.counters.record(false);
                 return refusal(wait, true);
