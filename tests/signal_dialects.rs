@@ -593,3 +593,23 @@ fn every_dialect_at_once() {
     };
     assert_eq!(Some(binding), case.expect.binding);
 }
+
+/// Every response's `Date` is kept, a plain one's included (the engine
+/// locates the server's clock with it), and a `Date` alone is no rate-limit
+/// information.
+#[test]
+fn the_date_is_kept_and_is_no_signal_on_its_own() {
+    let parser = SignalParser::new();
+    let date = "Sun, 06 Nov 1994 08:49:37 GMT";
+    let at = httpdate::parse_http_date(date).unwrap();
+    let mut headers = HeaderMap::new();
+    headers.insert("date", HeaderValue::from_static(date));
+    let plain = parser.parse(StatusCode::OK, &headers, None);
+    assert_eq!(plain.date(), Some(at));
+    assert!(plain.is_empty());
+    headers.insert("retry-after", HeaderValue::from_static("2"));
+    let hinted = parser.parse(StatusCode::TOO_MANY_REQUESTS, &headers, None);
+    assert_eq!(hinted.date(), Some(at));
+    headers.insert("date", HeaderValue::from_static("yesterday"));
+    assert_eq!(parser.parse(StatusCode::OK, &headers, None).date(), None);
+}

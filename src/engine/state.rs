@@ -14,11 +14,13 @@ use super::config::Config;
 use super::cost::Cost;
 use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 use super::declared::DeclaredLog;
+use super::hint::Hint;
 use super::metered::{MeterReading, Metered};
 use super::pacer::{Pacer, QuotaReading};
+use super::server_clock::{Located, ServerClock};
 use super::stats::ScopeStats;
 use super::time::{MAX_SERVER_WAIT, later};
-use crate::signal::{Quota, QuotaUnit, Signal};
+use crate::signal::{HintSource, Quota, QuotaUnit, Signal};
 
 /// How long the others wait for the first send after a pause to be
 /// answered before they go anyway (a slow answer must not hold the scope):
@@ -43,6 +45,10 @@ pub(crate) struct ScopeState {
     metered: Metered,
     /// The quota the configuration declares (`declared.rs`), if any.
     declared: Option<DeclaredLog>,
+    /// The server's clock, located from its `Date` headers
+    /// (`server_clock.rs`): times it states against `Date` to a leg, not
+    /// a second.
+    server_clock: ServerClock,
     in_flight: u32,
     next_seq: u64,
     last_synced_seq: Option<u64>,
@@ -74,6 +80,7 @@ impl ScopeState {
             declared: config
                 .declared_quota
                 .map(|(limit, window)| DeclaredLog::new(limit, window)),
+            server_clock: ServerClock::default(),
             in_flight: 0,
             next_seq: 0,
             last_synced_seq: None,
@@ -247,7 +254,10 @@ impl ScopeState {
         }
     }
 
-    fn learn(&mut self, seq: u64, now: Instant, signal: &Signal) {
+    /// Reads the quotas of a response to send `seq`; `located`: the
+    /// server's clock, when the signal's times were read against its
+    /// `Date` (`server_clock.rs`).
+    fn learn(&mut self, seq: u64, now: Instant, signal: &Signal, located: Option<Located>) {
         for quota in signal.policies().iter().filter(|q| is_metered(q)) {
             if let Some(remaining) = quota.remaining() {
                 let reading = MeterReading {
@@ -255,9 +265,9 @@ impl ScopeState {
                     name: quota.name(),
                     limit: quota.limit(),
                     remaining,
-                    reset: quota.reset().map(|reset| reset.min(MAX_SERVER_WAIT)),
+                    reset: located_reset(quota, located).map(|reset| reset.min(MAX_SERVER_WAIT)),
                     window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
-                    precision: quota.reset_precision(),
+                    precision: located_precision(quota, located),
                 };
                 self.metered.sync(now, seq, &reading);
             }
@@ -271,8 +281,8 @@ impl ScopeState {
             remaining: quota.remaining(),
             limit: quota.limit(),
             window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
-            reset: tightest_reset(signal, quota).map(|reset| reset.min(MAX_SERVER_WAIT)),
-            reset_precision: quota.reset_precision(),
+            reset: tightest_reset(signal, quota, located).map(|reset| reset.min(MAX_SERVER_WAIT)),
+            reset_precision: located_precision(quota, located),
             seq: Some(seq),
         };
         // Newest send wins: a response to an older request than the last one
@@ -282,7 +292,7 @@ impl ScopeState {
             return;
         }
         self.last_synced_seq = Some(seq);
-        let reset = quota.reset().map(|reset| reset.min(MAX_SERVER_WAIT));
+        let reset = located_reset(quota, located).map(|reset| reset.min(MAX_SERVER_WAIT));
         if let Some(reset) = reset {
             let at = later(now, reset);
             self.reset_at = Some(self.reset_at.map_or(at, |r| r.max(at)));
@@ -306,7 +316,14 @@ impl ScopeState {
         attempt: &Attempt,
     ) -> Verdict {
         self.settle(seq, attempt, now);
-        self.learn(seq, now, signal);
+        let located = signal
+            .date()
+            .map(|date| {
+                self.server_clock
+                    .observe(date, now, &self.concurrency.round_trip())
+            })
+            .filter(|_| signal.measured_against_date());
+        self.learn(seq, now, signal, located);
         let classified_wait = match class {
             ResponseClass::Throttled { wait } => wait,
             ResponseClass::Retry => {
@@ -339,8 +356,24 @@ impl ScopeState {
         self.stats.throttled += 1;
         self.pacer.answered(seq, now, false);
         // Clamped for the arithmetic; a give-up still reports what was asked.
-        let asked = classified_wait.or_else(|| signal.retry_after().map(|h| h.delay()));
-        let hint = asked.map(|h| h.min(MAX_SERVER_WAIT));
+        // An HTTP-date read against `Date` ends sooner once the server's
+        // clock is located, and stays as coarse as its whole seconds.
+        let asked = match (located, signal.retry_after()) {
+            (Some(located), Some(hint))
+                if classified_wait.is_none() && hint.source() == HintSource::RetryAfterDate =>
+            {
+                Some(Hint::to_whole_second(located.wait(hint.delay())))
+            }
+            _ => classified_wait
+                .or_else(|| signal.retry_after().map(|h| h.delay()))
+                .map(Hint::stated),
+        };
+        let hint = asked.map(|h| h.wait.min(MAX_SERVER_WAIT));
+        let asked_hint = asked.map(|h| Hint {
+            wait: h.wait.min(MAX_SERVER_WAIT),
+            ..h
+        });
+        let asked = asked.map(|h| h.wait);
         match self.concurrency.refused(seq, now) {
             Refusal::Other => {}
             Refusal::Explained => {
@@ -361,7 +394,7 @@ impl ScopeState {
         } else {
             Some(later(
                 now,
-                self.pause_after_refusal(config, now, hint, metered),
+                self.pause_after_refusal(config, now, asked_hint, metered),
             ))
         };
         if let Some(until) = until {
@@ -430,11 +463,14 @@ impl ScopeState {
     /// a quota in another unit explains the refusal; the requests pacer
     /// does not read it as its own, and that quota's wait is the one
     /// expected.
+    /// The pause after a refusal at `now`: at least the server's wait
+    /// (`stated`, located on our clock), else what the quota's mirror
+    /// expects, else the unhinted wait; and the backoff.
     fn pause_after_refusal(
         &mut self,
         config: &Config,
         now: Instant,
-        hint: Option<Duration>,
+        stated: Option<Hint>,
         metered: bool,
     ) -> Duration {
         let n = self.consecutive_throttles;
@@ -442,8 +478,9 @@ impl ScopeState {
             self.metered.wait(now, &[])
         } else {
             let spread = self.concurrency.round_trip().spread();
-            self.pacer.on_throttle(now, hint, spread)
+            self.pacer.on_throttle(now, stated, spread)
         };
+        let hint = stated.map(|h| h.wait);
         let backoff = config.backoff.draw_with(&mut self.rng, n);
         self.consecutive_throttles = n.saturating_add(1);
         self.pause_from_seq = Some(self.next_seq);
@@ -547,14 +584,31 @@ pub(crate) fn pacing_quota(signal: &Signal) -> Option<&Quota> {
 /// the same quota (same limit and remaining): each is an upper bound of the
 /// same instant, rounded its own way (a whole-second delta `t=1`, or an
 /// epoch located to a round trip), so the shortest is the tightest.
-fn tightest_reset(signal: &Signal, quota: &Quota) -> Option<std::time::Duration> {
+fn tightest_reset(signal: &Signal, quota: &Quota, located: Option<Located>) -> Option<Duration> {
     signal
         .policies()
         .iter()
         .filter(|q| q.limit() == quota.limit() && q.remaining() == quota.remaining())
-        .filter_map(Quota::reset)
-        .chain(quota.reset())
+        .filter_map(|q| located_reset(q, located))
+        .chain(located_reset(quota, located))
         .min()
+}
+
+/// `quota`'s reset, shortened by the server clock's slack when it was read
+/// against `Date` (the parser gives it a precision then).
+fn located_reset(quota: &Quota, located: Option<Located>) -> Option<Duration> {
+    let reset = quota.reset()?;
+    Some(match (located, quota.reset_precision()) {
+        (Some(located), Some(_)) => located.wait(reset),
+        _ => reset,
+    })
+}
+
+/// `quota`'s reset precision, `Date`'s second in it replaced by how well
+/// the server's seconds are located.
+fn located_precision(quota: &Quota, located: Option<Located>) -> Option<Duration> {
+    let precision = quota.reset_precision()?;
+    Some(located.map_or(precision, |located| located.precision(precision)))
 }
 
 /// Whether `quota` counts another unit than requests and is paced by its

@@ -358,23 +358,34 @@ impl<'a> Clock<'a> {
     /// Otherwise the clocks differ (or the response spent more than the rest
     /// of its second in transit) and `Date` is the reference.
     pub(crate) fn reference(&self) -> SystemTime {
-        *self.reference.get_or_init(|| {
-            let date = self.headers.get_all(DATE).iter().find_map(|value| {
-                let parsed = value
-                    .to_str()
-                    .ok()
-                    .and_then(|text| httpdate::parse_http_date(text.trim()).ok());
-                if parsed.is_none() {
-                    tracing::debug!(?value, "ignoring malformed Date header");
-                }
-                parsed
-            });
-            match date {
+        *self
+            .reference
+            .get_or_init(|| match date_header(self.headers) {
                 Some(date) if !agrees_with(self.now, date) => date,
                 _ => self.now,
-            }
-        })
+            })
     }
+
+    /// Whether a time was read against `Date` (see [`Self::reference`]).
+    pub(crate) fn measured_against_date(&self) -> bool {
+        self.reference
+            .get()
+            .is_some_and(|reference| *reference != self.now)
+    }
+}
+
+/// The first valid `Date` header: the server's clock, to the whole second.
+pub(crate) fn date_header(headers: &HeaderMap) -> Option<SystemTime> {
+    headers.get_all(DATE).iter().find_map(|value| {
+        let parsed = value
+            .to_str()
+            .ok()
+            .and_then(|text| httpdate::parse_http_date(text.trim()).ok());
+        if parsed.is_none() {
+            tracing::debug!(?value, "ignoring malformed Date header");
+        }
+        parsed
+    })
 }
 
 /// Whether `now` lies within the whole second `date` names.

@@ -4,9 +4,9 @@ use std::time::SystemTime;
 
 use http::{HeaderMap, StatusCode};
 
-use super::fields::{Clock, Field, Fields};
+use super::fields::{Clock, Field, Fields, date_header};
 use super::refusal::{Refusal, aws_code};
-use super::value::{Extras, Signal};
+use super::value::{Extras, ServerDate, Signal};
 use super::{ietf, problem, retry_after, vendor, x_ratelimit};
 
 /// Parses rate-limit signals; holds the options.
@@ -116,7 +116,9 @@ impl SignalParser {
     /// [`max_body_bytes`](Self::max_body_bytes).
     ///
     /// A response without any rate-limit field costs one pass over its
-    /// header names and no allocation.
+    /// header names, the parse of its `Date` (kept in
+    /// [`Signal::date`]: the engine locates the server's clock with it) and
+    /// no allocation.
     pub fn parse(&self, status: StatusCode, headers: &HeaderMap, body: Option<&[u8]>) -> Signal {
         self.parse_with(status, headers, body, SystemTime::now)
     }
@@ -132,8 +134,9 @@ impl SignalParser {
         self.parse_with(status, headers, body, || now)
     }
 
-    /// The parse; the clock is read only when the response has something
-    /// to read (a plain response costs the scan and no clock read).
+    /// The parse; the local clock is read only when the response has
+    /// something to read (a plain response costs the scan, its `Date` and
+    /// no clock read).
     fn parse_with(
         &self,
         status: StatusCode,
@@ -149,7 +152,11 @@ impl SignalParser {
         };
         let fields = Fields::scan(headers);
         if fields.is_empty() && problem.is_none() {
-            return Signal::default();
+            // `Date` alone: the engine locates the server's clock with it.
+            return Signal::default().with_date(date_header(headers).map(|at| ServerDate {
+                at,
+                measured_against: false,
+            }));
         }
         let problem = problem.unwrap_or_default();
         let clock = Clock::new(headers, now()).with_reset_format(self.reset_format);
@@ -207,8 +214,13 @@ impl SignalParser {
                 Some(Refusal::Aws { code })
             }),
         };
+        let date = date_header(headers).map(|at| ServerDate {
+            at,
+            measured_against: clock.measured_against_date(),
+        });
         Signal::from_parts(hint, policies)
             .with_violated_policies(problem.violated_policies)
             .with_extras(extras)
+            .with_date(date)
     }
 }

@@ -1,7 +1,7 @@
 //! The normalized result of parsing: [`Signal`], [`RetryHint`], [`HintSource`].
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use super::quota::{Quota, binding_index};
 use super::refusal::Refusal;
@@ -17,6 +17,17 @@ pub struct Signal {
     binding: Option<usize>,
     violated_policies: Vec<String>,
     extras: Extras,
+    date: Option<ServerDate>,
+}
+
+/// A response's `Date` header, and whether the signal's times (an
+/// HTTP-date hint, an epoch reset) were measured against it: the server's
+/// clock disagreed with the local one, so `Date`, to its whole second, was
+/// the reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ServerDate {
+    pub(crate) at: SystemTime,
+    pub(crate) measured_against: bool,
 }
 
 /// What some APIs add beyond a wait and quotas.
@@ -52,7 +63,26 @@ impl Signal {
             policies,
             violated_policies: Vec::new(),
             extras: Extras::default(),
+            date: None,
         }
+    }
+
+    pub(crate) fn with_date(mut self, date: Option<ServerDate>) -> Self {
+        self.date = date;
+        self
+    }
+
+    /// The response's `Date` header (whole seconds on the server's clock),
+    /// if it had a valid one.
+    pub fn date(&self) -> Option<SystemTime> {
+        self.date.map(|date| date.at)
+    }
+
+    /// Whether the hint and resets were measured against [`date`](Self::date)
+    /// (the server's clock disagreed with the local one), and so are known
+    /// only to its whole second.
+    pub(crate) fn measured_against_date(&self) -> bool {
+        self.date.is_some_and(|date| date.measured_against)
     }
 
     pub(crate) fn with_violated_policies(mut self, names: Vec<String>) -> Self {

@@ -30,7 +30,9 @@
 //! 10 ms timer states only multiples of 10 ms), so `g` is the finest
 //! decimal unit (1 ns to 1 s) that every hint seen so far is a multiple
 //! of, as far as any one hint shows (one hint of 20 ms says 10 ms; one of
-//! 37 ms, 1 ms, for good). The error shrinks as the span grows: later
+//! 37 ms, 1 ms, for good), each hint's grain (`engine/hint.rs`; an
+//! HTTP-date located on our clock is a second's, whatever its value). The
+//! error shrinks as the span grows: later
 //! refusals extend the same measurement.
 //! - **the window's length** (a *cycle*): a burst that ran out came back
 //!   whole no later than the instant its refusal's hint pointed to, or,
@@ -52,7 +54,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::time::{is_whole_seconds, later};
+use super::super::hint::Hint;
+use super::super::time::later;
 use super::{BURST_SPENT, MEASURE_HORIZON, secs};
 
 /// Where the current measurement starts: the instant a refusal's hint
@@ -212,16 +215,17 @@ impl Learned {
     pub(super) fn on_throttle(
         &mut self,
         now: Instant,
-        hint: Option<Duration>,
+        hint: Option<Hint>,
         readings: bool,
         spread: Duration,
     ) {
         // "Come back in 0 s" says nothing of when the units return.
-        let hint = hint.filter(|h| !h.is_zero());
-        if let Some(h) = hint {
-            let unit = resolution(h);
-            self.grain = Some(self.grain.map_or(unit, |g| g.min(unit)));
+        let stated = hint.filter(|h| !h.wait.is_zero());
+        if let Some(h) = stated {
+            self.grain = Some(self.grain.map_or(h.grain, |g| g.min(h.grain)));
         }
+        let coarse = stated.is_none_or(|h| h.is_coarse());
+        let hint = stated.map(|h| h.wait);
         // How far each end of a span may be off (module docs).
         let margin = secs(self.grain().saturating_add(spread));
         let next_unit_at = later(now, hint.unwrap_or(Duration::ZERO));
@@ -241,7 +245,7 @@ impl Learned {
             // A bare refusal, or a whole-second hint (too coarse to tell a
             // bucket's next unit from a window's end, and paced alike: the
             // burst once per hint): the next success confirms the window.
-            if hint.is_none_or(is_whole_seconds) {
+            if coarse {
                 self.refused_burst = Some(start);
             }
         }
@@ -283,17 +287,6 @@ impl Learned {
     }
 }
 
-/// The coarsest decimal unit, from a nanosecond to a second, that `hint`
-/// is a multiple of: the finest grain its server's timer can have.
-fn resolution(hint: Duration) -> Duration {
-    let nanos = hint.as_nanos();
-    let mut unit: u128 = 1;
-    while unit < 1_000_000_000 && nanos.is_multiple_of(unit * 10) {
-        unit *= 10;
-    }
-    Duration::from_nanos(unit as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,7 +303,7 @@ mod tests {
             learned.on_success(t0, false);
         }
         // 20 successes, then refused: come back in 1 s.
-        learned.on_throttle(t0, Some(ms(1000)), false, Duration::ZERO);
+        learned.on_throttle(t0, Some(Hint::stated(ms(1000))), false, Duration::ZERO);
         assert_eq!(learned.rate(), Some(20.0));
         assert_eq!(learned.capacity(), Some(20.0));
         for _ in 0..10 {
@@ -318,7 +311,12 @@ mod tests {
         }
         // 10 more between the instants the two hints pointed to, 1 s apart,
         // each known to the 100 ms its hints show: at most 10 per 1.1 s.
-        learned.on_throttle(t0 + ms(1900), Some(ms(100)), false, Duration::ZERO);
+        learned.on_throttle(
+            t0 + ms(1900),
+            Some(Hint::stated(ms(100))),
+            false,
+            Duration::ZERO,
+        );
         assert_eq!(learned.rate(), Some(10.0 / 1.1));
         assert_eq!(learned.capacity(), Some(20.0));
         // The burst came back within 1 s once: the window is 1 s, not 2.
@@ -333,23 +331,18 @@ mod tests {
             learned.on_success(t0, false);
         }
         // A server with a 10 ms timer: its hints show only multiples of it.
-        learned.on_throttle(t0, Some(ms(20)), false, ms(8));
+        learned.on_throttle(t0, Some(Hint::stated(ms(20))), false, ms(8));
         assert_eq!(learned.grain(), ms(10));
         for _ in 0..4 {
             learned.on_success(t0, false);
         }
         // 4 units over 195 ms between the hints' ends, each end known to
         // the timer's 10 ms and the round trip's 8 ms of spread.
-        learned.on_throttle(t0 + ms(185), Some(ms(30)), false, ms(8));
+        learned.on_throttle(t0 + ms(185), Some(Hint::stated(ms(30))), false, ms(8));
         assert_eq!(learned.rate(), Some(4.0 / (0.195 + 0.018)));
         // One hint finer than the timer seemed says it is finer.
-        learned.on_throttle(t0 + ms(300), Some(ms(37)), false, ms(8));
+        learned.on_throttle(t0 + ms(300), Some(Hint::stated(ms(37))), false, ms(8));
         assert_eq!(learned.grain(), ms(1));
-        assert_eq!(resolution(Duration::from_secs(3)), Duration::from_secs(1));
-        assert_eq!(
-            resolution(Duration::from_nanos(1_500)),
-            Duration::from_nanos(100)
-        );
     }
 
     #[test]
@@ -387,8 +380,18 @@ mod tests {
                 learned.on_success(t0 + ms(i), false);
             }
         }
-        coarse.on_throttle(t0 + ms(20), Some(ms(1000)), false, Duration::ZERO);
-        precise.on_throttle(t0 + ms(20), Some(ms(980)), false, Duration::ZERO);
+        coarse.on_throttle(
+            t0 + ms(20),
+            Some(Hint::stated(ms(1000))),
+            false,
+            Duration::ZERO,
+        );
+        precise.on_throttle(
+            t0 + ms(20),
+            Some(Hint::stated(ms(980))),
+            false,
+            Duration::ZERO,
+        );
         // Both bound the cycle from the burst's start to the hint's end…
         assert_eq!(coarse.period(), Some(ms(1020)));
         assert_eq!(precise.period(), Some(ms(1000)));
@@ -409,7 +412,7 @@ mod tests {
         for _ in 0..20 {
             learned.on_success(t0, false);
         }
-        learned.on_throttle(t0, Some(ms(50)), true, Duration::ZERO);
+        learned.on_throttle(t0, Some(Hint::stated(ms(50))), true, Duration::ZERO);
         assert_eq!(learned.rate(), Some(20.0));
         assert_eq!(learned.capacity(), Some(20.0));
     }
@@ -451,7 +454,7 @@ mod tests {
         for _ in 0..10 {
             learned.on_success(t0, false);
         }
-        learned.on_throttle(t0, Some(ms(1000)), false, Duration::ZERO);
+        learned.on_throttle(t0, Some(Hint::stated(ms(1000))), false, Duration::ZERO);
         assert_eq!(learned.rate(), Some(10.0));
         // Refused again with the hint pointing exactly the horizon after
         // the first: still one measurement, 15 units over 30 s, each end
@@ -460,15 +463,20 @@ mod tests {
             learned.on_success(t0, false);
         }
         let at = t0 + MEASURE_HORIZON;
-        learned.on_throttle(at, Some(ms(1000)), false, Duration::ZERO);
+        learned.on_throttle(at, Some(Hint::stated(ms(1000))), false, Duration::ZERO);
         assert_eq!(learned.rate(), Some(15.0 / 31.0));
         assert_eq!(learned.capacity(), Some(10.0));
         // A hint pointing where the measurement started measures nothing.
         let mut same = Learned::default();
         same.on_success(t0, false);
-        same.on_throttle(t0, Some(ms(1000)), false, Duration::ZERO);
+        same.on_throttle(t0, Some(Hint::stated(ms(1000))), false, Duration::ZERO);
         same.on_success(t0, false);
-        same.on_throttle(t0 + ms(500), Some(ms(500)), false, Duration::ZERO);
+        same.on_throttle(
+            t0 + ms(500),
+            Some(Hint::stated(ms(500))),
+            false,
+            Duration::ZERO,
+        );
         assert_eq!(same.rate(), Some(1.0));
         // A hinted refusal beyond the horizon starts afresh: 4 per 2 s.
         for _ in 0..4 {
@@ -476,7 +484,7 @@ mod tests {
         }
         learned.on_throttle(
             at + MEASURE_HORIZON + ms(2000),
-            Some(ms(2000)),
+            Some(Hint::stated(ms(2000))),
             false,
             Duration::ZERO,
         );
@@ -494,7 +502,7 @@ mod tests {
         let t0 = Instant::now();
         let mut learned = Learned::default();
         learned.on_success(t0, false);
-        learned.on_throttle(t0, Some(ms(1000)), false, Duration::ZERO);
+        learned.on_throttle(t0, Some(Hint::stated(ms(1000))), false, Duration::ZERO);
         assert_eq!(learned.rate(), Some(1.0));
         for _ in 0..5 {
             learned.on_success(t0, false);

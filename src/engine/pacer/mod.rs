@@ -229,6 +229,7 @@ mod refill;
 mod sharing;
 mod window;
 
+use super::hint::Hint;
 use super::time::{is_whole_seconds, later, wait_from_secs};
 use counted::Counted;
 use cycle::Cycle;
@@ -975,7 +976,7 @@ impl Pacer {
     pub(crate) fn on_throttle(
         &mut self,
         now: Instant,
-        hint: Option<Duration>,
+        hint: Option<Hint>,
         spread: Duration,
     ) -> Option<Duration> {
         self.refused(now, hint, spread);
@@ -990,10 +991,11 @@ impl Pacer {
         Some(self.clone().take_unit(now).err().unwrap_or(Duration::ZERO))
     }
 
-    fn refused(&mut self, now: Instant, hint: Option<Duration>, spread: Duration) {
+    fn refused(&mut self, now: Instant, stated: Option<Hint>, spread: Duration) {
         self.last_reading = None;
         self.window.refused(now);
-        self.coarse_hints = hint.is_none_or(is_whole_seconds);
+        self.coarse_hints = stated.is_none_or(|h| h.is_coarse());
+        let hint = stated.map(|h| h.wait);
         // Refused although the learned cycle (or the trickle after it) let
         // the send go: the burst does not come back whole (`learned.rs`).
         if self.policy_capacity.is_none()
@@ -1059,20 +1061,21 @@ impl Pacer {
             && self.policy_rate.is_none()
             && self.refill == Refill::Windowed
         {
-            self.window.hinted(now, h, self.learned.burst_start());
-            if is_whole_seconds(h) {
+            self.window
+                .hinted(now, h, self.coarse_hints, self.learned.burst_start());
+            if self.coarse_hints {
                 self.window.ends_by_rounded_hint(now, h);
             } else {
                 self.window.ends_by_hint(later(now, h));
             }
         }
         self.learned
-            .on_throttle(now, hint, self.policy_capacity.is_some(), spread);
+            .on_throttle(now, stated, self.policy_capacity.is_some(), spread);
         let unit = self
             .policy_rate
             .or(self.observed_rate)
             .map(|rate| wait_from_secs(1.0 / rate));
-        self.promise.refused(now, hint, unit);
+        self.promise.refused(now, hint, self.coarse_hints, unit);
         // The bucket is empty now, whatever we thought.
         let tokens = self.available(now).unwrap_or(0.0).min(0.0);
         let windowed = self.windowed();

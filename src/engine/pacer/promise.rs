@@ -14,7 +14,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::time::{is_whole_seconds, later};
+use super::super::time::later;
 
 /// The unit promised by the last refusal's precise hint.
 #[derive(Debug, Clone, Copy, Default)]
@@ -33,16 +33,23 @@ pub(super) struct Promise {
 }
 
 impl Promise {
-    /// A refusal at `now` with the server's hint, if any: a precise one
+    /// A refusal at `now` with the server's hint, if any, `coarse` when
+    /// rounded to whole seconds (`engine/hint.rs`): a precise one
     /// longer than `unit` (one unit's time at the quota's rate, if known)
     /// promises a unit at its end. A whole-second hint is rounded up, a
     /// zero one says nothing, and one within a unit's time is what a
     /// bucket says of its next unit: the mirror refilled at the rate lets
     /// that unit go then anyway, and a send lent at it would be judged on
     /// a bucket's reading.
-    pub(super) fn refused(&mut self, now: Instant, hint: Option<Duration>, unit: Option<Duration>) {
+    pub(super) fn refused(
+        &mut self,
+        now: Instant,
+        hint: Option<Duration>,
+        coarse: bool,
+        unit: Option<Duration>,
+    ) {
         self.at = hint
-            .filter(|h| !is_whole_seconds(*h) && !self.refuted)
+            .filter(|_| !coarse && !self.refuted)
             .filter(|h| *h > unit.unwrap_or(Duration::ZERO))
             .map(|h| later(now, h));
     }
@@ -105,20 +112,21 @@ mod tests {
     fn a_precise_hint_promises_a_unit_at_its_end_only() {
         let t0 = Instant::now();
         let mut promise = Promise::default();
-        promise.refused(t0, Some(ms(25)), None);
+        promise.refused(t0, Some(ms(25)), false, None);
         assert!(!promise.due(t0 + ms(24)));
         assert!(promise.due(t0 + ms(25)));
         assert_eq!(promise.before(t0 + ms(800)), Some(t0 + ms(25)));
         assert_eq!(promise.before(t0 + ms(25)), None);
         // Within a unit's time at the rate: none.
-        promise.refused(t0, Some(ms(50)), Some(ms(50)));
+        promise.refused(t0, Some(ms(50)), false, Some(ms(50)));
         assert!(!promise.due(t0 + ms(50)));
-        promise.refused(t0, Some(ms(51)), Some(ms(50)));
+        promise.refused(t0, Some(ms(51)), false, Some(ms(50)));
         assert!(promise.due(t0 + ms(51)));
         // Whole seconds, zero, or none: no promise, the last one dropped.
         for hint in [Some(Duration::from_secs(1)), Some(Duration::ZERO), None] {
-            promise.refused(t0, Some(ms(25)), None);
-            promise.refused(t0, hint, None);
+            promise.refused(t0, Some(ms(25)), false, None);
+            let coarse = hint.is_none_or(|h| h.subsec_nanos() == 0);
+            promise.refused(t0, hint, coarse, None);
             assert!(!promise.due(t0 + ms(1000)), "{hint:?}");
         }
     }
@@ -127,7 +135,7 @@ mod tests {
     fn a_reading_at_or_after_the_end_closes_the_promise() {
         let t0 = Instant::now();
         let mut promise = Promise::default();
-        promise.refused(t0, Some(ms(25)), None);
+        promise.refused(t0, Some(ms(25)), false, None);
         promise.read(t0 + ms(24));
         assert!(promise.due(t0 + ms(25)));
         promise.read(t0 + ms(25));
@@ -139,24 +147,24 @@ mod tests {
         let t0 = Instant::now();
         let mut promise = Promise::default();
         // Lent to send 7; another send's answer judges nothing.
-        promise.refused(t0, Some(ms(25)), None);
+        promise.refused(t0, Some(ms(25)), false, None);
         promise.lend();
         assert!(!promise.due(t0 + ms(25)));
         promise.sent(Some(7));
         promise.answered(Some(6), false);
-        promise.refused(t0, Some(ms(25)), None);
+        promise.refused(t0, Some(ms(25)), false, None);
         assert!(promise.due(t0 + ms(25)));
         // A whole window opened: lent again.
         promise.lend();
         promise.sent(Some(8));
         promise.answered(Some(8), true);
-        promise.refused(t0, Some(ms(25)), None);
+        promise.refused(t0, Some(ms(25)), false, None);
         assert!(promise.due(t0 + ms(25)));
         // No whole window: never again.
         promise.lend();
         promise.sent(Some(9));
         promise.answered(Some(9), false);
-        promise.refused(t0, Some(ms(25)), None);
+        promise.refused(t0, Some(ms(25)), false, None);
         assert!(!promise.due(t0 + ms(25)));
     }
 
@@ -166,13 +174,13 @@ mod tests {
         let mut promise = Promise::default();
         promise.sent(Some(3));
         promise.answered(Some(3), false);
-        promise.refused(t0, Some(ms(25)), None);
+        promise.refused(t0, Some(ms(25)), false, None);
         assert!(promise.due(t0 + ms(25)));
         // A send without a number is never judged.
         promise.lend();
         promise.sent(None);
         promise.answered(None, false);
-        promise.refused(t0, Some(ms(25)), None);
+        promise.refused(t0, Some(ms(25)), false, None);
         assert!(promise.due(t0 + ms(25)));
     }
 }

@@ -190,7 +190,7 @@ fn third_window_opened(t0: Instant, hint: Duration, in_flight: u32) -> (Pacer, u
     let probe = t0 + ms(21 + (base + 901) / 20);
     assert_eq!(pacer.admit(probe, None), Ok(()));
     pacer.sync(probe + ms(1), reading(0, 20, None, Some(ms(base + 803))), 0);
-    pacer.on_throttle(probe + ms(1), Some(hint), Duration::ZERO);
+    pacer.on_throttle(probe + ms(1), Some(Hint::stated(hint)), Duration::ZERO);
     assert_eq!(pacer.refill, Refill::Windowed);
     // The next window opens whole (the whole burst has left) where the
     // hint ended: spent.
@@ -325,7 +325,7 @@ fn a_window_opening_short_is_a_sliding_log_whatever_the_reset_s_precision() {
         let probe = t0 + ms(70);
         assert_eq!(pacer.admit(probe, None), Ok(()));
         pacer.sync(probe + ms(1), reading(0, 20, None, Some(second)), 0);
-        pacer.on_throttle(probe + ms(1), Some(hint), Duration::ZERO);
+        pacer.on_throttle(probe + ms(1), Some(Hint::stated(hint)), Duration::ZERO);
         assert_eq!(pacer.refill, Refill::Windowed);
         let next = probe + ms(1) + hint;
         for n in 0..20 {
@@ -420,13 +420,17 @@ fn a_whole_second_hint_shorter_than_its_own_reset_ends_the_window() {
     rounding_down.sync(hint_end + ms(1), r(0, 2000), 0);
     rounding_down.on_throttle(
         hint_end + ms(1),
-        Some(Duration::from_secs(1)),
+        Some(Hint::stated(Duration::from_secs(1))),
         Duration::ZERO,
     );
     let probe = t0 + ms(1202);
     assert_eq!(rounding_down.admit(probe, None), Ok(()));
     rounding_down.sync(probe, r(0, 2000), 0);
-    rounding_down.on_throttle(probe, Some(Duration::from_secs(1)), Duration::ZERO);
+    rounding_down.on_throttle(
+        probe,
+        Some(Hint::stated(Duration::from_secs(1))),
+        Duration::ZERO,
+    );
     assert_eq!(rounding_down.refill, Refill::Windowed);
     assert!(rounding_down.admit(probe + ms(1000), None).is_err());
 }
@@ -450,7 +454,11 @@ fn burst_then_refused(t0: Instant, resets: (u64, u64), probe_ms: u64, hint: Dura
     }
     assert_eq!(pacer.admit(t0 + ms(probe_ms), None), Ok(()));
     pacer.sync(t0 + ms(probe_ms + 1), r(0, resets.1), 0);
-    pacer.on_throttle(t0 + ms(probe_ms + 1), Some(hint), Duration::ZERO);
+    pacer.on_throttle(
+        t0 + ms(probe_ms + 1),
+        Some(Hint::stated(hint)),
+        Duration::ZERO,
+    );
     assert_eq!(pacer.refill, Refill::Windowed);
     pacer
 }
@@ -485,7 +493,7 @@ fn a_window_opening_short_after_a_refused_probe_is_probed_once_more() {
             }
             None => {
                 pacer.sync(probe + ms(1), r(0, 1804), 0);
-                pacer.on_throttle(probe + ms(1), Some(ms(40)), Duration::ZERO);
+                pacer.on_throttle(probe + ms(1), Some(Hint::stated(ms(40))), Duration::ZERO);
             }
         }
         pacer
@@ -500,7 +508,7 @@ fn a_window_opening_short_after_a_refused_probe_is_probed_once_more() {
     // A refusal then is the pace's (no probe is left to correct a wrong
     // verdict): the rate is halved, not read as windows for good.
     let mut paced = refused_then_short(Some(0));
-    paced.on_throttle(t0 + ms(1150), Some(ms(46)), Duration::ZERO);
+    paced.on_throttle(t0 + ms(1150), Some(Hint::stated(ms(46))), Duration::ZERO);
     assert_eq!(paced.refill, Refill::Continuous { measured: false });
     let halved = paced.rate().unwrap_or_default();
     assert!((halved - rate / 2.0).abs() < 1e-9, "{halved}");
@@ -600,7 +608,11 @@ fn a_window_without_a_stated_rate_gives_a_unit_back_at_its_end() {
     pacer.sync(t0, r(0, 1000), 0);
     assert_eq!(pacer.admit(t0 + ms(50), None), Ok(()));
     pacer.sync(t0 + ms(51), r(0, 949), 0);
-    pacer.on_throttle(t0 + ms(51), Some(Duration::from_secs(1)), Duration::ZERO);
+    pacer.on_throttle(
+        t0 + ms(51),
+        Some(Hint::stated(Duration::from_secs(1))),
+        Duration::ZERO,
+    );
     assert!(pacer.rate().is_some());
     let end = t0 + ms(1000);
     assert_eq!(pacer.admit(end - ms(1), None), Err(ms(1)));
@@ -677,7 +689,11 @@ fn refusals_teach_the_rate_then_a_refused_cycle_trickles() {
     for _ in 0..20 {
         pacer.on_success(t0, false);
     }
-    pacer.on_throttle(t0, Some(Duration::from_secs(1)), Duration::ZERO);
+    pacer.on_throttle(
+        t0,
+        Some(Hint::stated(Duration::from_secs(1))),
+        Duration::ZERO,
+    );
     assert_eq!(pacer.rate(), Some(20.0));
     // After the pause the burst is back, then 20/s.
     let resume = t0 + Duration::from_secs(1);
@@ -692,13 +708,13 @@ fn refusals_teach_the_rate_then_a_refused_cycle_trickles() {
     for _ in 0..5 {
         pacer.on_success(resume, false);
     }
-    pacer.on_throttle(t1, Some(ms(400)), Duration::ZERO);
+    pacer.on_throttle(t1, Some(Hint::stated(ms(400))), Duration::ZERO);
     assert_eq!(pacer.rate(), Some(19.0));
     let back = t1 + ms(400);
     assert_eq!(pacer.admit(back, None), Ok(()));
     assert!(pacer.admit(back, None).is_err(), "a burst of one");
     // Refused again: half that, grown back by a burst's share per success.
-    pacer.on_throttle(back + ms(1), Some(ms(100)), Duration::ZERO);
+    pacer.on_throttle(back + ms(1), Some(Hint::stated(ms(100))), Duration::ZERO);
     assert_eq!(pacer.rate(), Some(9.5));
     pacer.on_success(back + ms(200), false);
     assert_eq!(pacer.rate(), Some(9.5 + 19.0 / 20.0));
@@ -708,7 +724,11 @@ fn refusals_teach_the_rate_then_a_refused_cycle_trickles() {
     assert_eq!(pacer.rate(), Some(19.0), "no further than the cycle's");
     // Refused all along: halved down to one unit per cycle, no further.
     for i in 0..10 {
-        pacer.on_throttle(back + ms(300 + i), Some(ms(100)), Duration::ZERO);
+        pacer.on_throttle(
+            back + ms(300 + i),
+            Some(Hint::stated(ms(100))),
+            Duration::ZERO,
+        );
     }
     assert_eq!(pacer.rate(), Some(1.0));
 }
@@ -943,7 +963,7 @@ fn burst_then_refusal(pacer: &mut Pacer, t0: Instant, reset: Duration, hint: Dur
     }
     assert_eq!(pacer.admit(t0 + ms(350), Some(20)), Ok(()));
     pacer.answered(20, t0 + ms(350), false);
-    pacer.on_throttle(t0 + ms(350), Some(hint), Duration::ZERO);
+    pacer.on_throttle(t0 + ms(350), Some(Hint::stated(hint)), Duration::ZERO);
 }
 
 /// After `first_burst_refused`, the next window's first send (seq 21) at
@@ -1004,13 +1024,13 @@ fn a_lent_unit_that_opens_no_whole_window_holds_to_the_readings_end_for_good() {
     let answer = lent_unit_answered(&mut pacer, t0, 1);
     assert_eq!(pacer.admit(answer, Some(22)), Err(ms(499)));
     // A later refusal's precise hint lends nothing.
-    pacer.on_throttle(t0 + ms(600), Some(ms(150)), Duration::ZERO);
+    pacer.on_throttle(t0 + ms(600), Some(Hint::stated(ms(150))), Duration::ZERO);
     assert!(pacer.admit(t0 + ms(750), Some(22)).is_err());
     // Refused, the lent send refutes lending too.
     let mut refused = Pacer::default();
     let at = unit_lent_at_the_hint_s_end(&mut refused, t0);
     refused.answered(21, at + ms(1), false);
-    refused.on_throttle(at + ms(1), Some(ms(150)), Duration::ZERO);
+    refused.on_throttle(at + ms(1), Some(Hint::stated(ms(150))), Duration::ZERO);
     assert!(refused.admit(at + ms(151), Some(22)).is_err());
 }
 
@@ -1143,14 +1163,14 @@ fn a_refusal_of_a_spent_unprobed_quota_waits_for_the_probe() {
     };
     let mut spent = Pacer::default();
     burst(&mut spent, 0);
-    spent.on_throttle(t0 + ms(1), Some(ms(999)), Duration::ZERO);
+    spent.on_throttle(t0 + ms(1), Some(Hint::stated(ms(999))), Duration::ZERO);
     assert_eq!(spent.rate(), None);
     // Its probe refused: a window, and the refusal's rate is used.
     spent.refill = Refill::Windowed;
     assert!(spent.rate().is_some());
     let mut other_limit = Pacer::default();
     burst(&mut other_limit, 10);
-    other_limit.on_throttle(t0 + ms(1), Some(ms(999)), Duration::ZERO);
+    other_limit.on_throttle(t0 + ms(1), Some(Hint::stated(ms(999))), Duration::ZERO);
     assert!(other_limit.rate().is_some());
 }
 

@@ -154,6 +154,19 @@ impl Window {
         self.reset_precision = precision;
     }
 
+    /// Whether `reset` names its instant finer than a second: not whole
+    /// seconds, nor read against a clock known only to a second (an epoch
+    /// against `Date`, even once located: `engine/server_clock.rs`).
+    fn is_precise(&self, reset: Duration) -> bool {
+        !is_whole_seconds(reset) && self.reset_precision < ROUNDING
+    }
+
+    /// When a reset received at `now` says the window ends, if it is
+    /// precise (a whole-second one is rounded: see `precise_reset`).
+    fn precise_end(&self, now: Instant, reset: Option<Duration>) -> Option<Instant> {
+        reset.filter(|d| self.is_precise(*d)).map(|d| later(now, d))
+    }
+
     /// A refusal came although nobody else was seen spending.
     pub(super) fn recognise(&mut self) {
         self.known = true;
@@ -163,12 +176,17 @@ impl Window {
     /// a burst whose first success came at `burst_start`: if that is well
     /// before the readings' end, the window is off the second grid and
     /// `hint`'s end less `burst_start` bounds its length (module docs). A
-    /// whole-second hint is rounded up: the window's end lies up to a
+    /// whole-second hint (`rounded`) is rounded up: the window's end lies up to a
     /// second before the hint's, so the length it measures is taken in
     /// whole seconds (see [`whole_length`]).
-    pub(super) fn hinted(&mut self, now: Instant, hint: Duration, burst_start: Option<Instant>) {
+    pub(super) fn hinted(
+        &mut self,
+        now: Instant,
+        hint: Duration,
+        rounded: bool,
+        burst_start: Option<Instant>,
+    ) {
         let hint_end = later(now, hint);
-        let rounded = is_whole_seconds(hint);
         if !rounded && !self.precise_reset && self.span.is_none() {
             self.span = burst_start
                 .map(|start| hint_end.saturating_duration_since(start))
@@ -369,7 +387,8 @@ impl Window {
         remaining: u64,
         reset: Option<Duration>,
     ) -> bool {
-        let (Some((lowest, lowest_end)), Some(end)) = (self.lowest, precise_end(now, reset)) else {
+        let (Some((lowest, lowest_end)), Some(end)) = (self.lowest, self.precise_end(now, reset))
+        else {
             return false;
         };
         let open = self.ends_at.is_some_and(|end| now < end);
@@ -418,7 +437,7 @@ impl Window {
     /// its precise reset names (see [`Self::stale`]).
     pub(super) fn note(&mut self, now: Instant, remaining: u64, reset: Option<Duration>) {
         self.reset_read = reset.map(|reset| (now, reset));
-        let Some(end) = precise_end(now, reset) else {
+        let Some(end) = self.precise_end(now, reset) else {
             return;
         };
         self.lowest = match self.lowest {
@@ -448,7 +467,7 @@ impl Window {
             });
         self.surely_fresh = over || (rose && !late);
         let end = reset.and_then(|d| now.checked_add(d));
-        self.precise_reset = reset.is_some_and(|d| !is_whole_seconds(d));
+        self.precise_reset = reset.is_some_and(|d| self.is_precise(d));
         self.note(now, remaining, reset);
         self.fresh = rose || over;
         if rose || over || self.opened.is_none() {
@@ -497,14 +516,6 @@ fn whole_length(measured: Duration) -> Option<Duration> {
     .filter(|l| !l.is_zero())
 }
 
-/// When a reset received at `now` says the window ends, if it is finer
-/// than whole seconds (a whole-second one is rounded: see `precise_reset`).
-fn precise_end(now: Instant, reset: Option<Duration>) -> Option<Instant> {
-    reset
-        .filter(|d| !is_whole_seconds(*d))
-        .map(|d| later(now, d))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,7 +526,7 @@ mod tests {
 
     /// A refusal 1 ms before `end` whose precise hint says `end`.
     fn hint_ending(window: &mut Window, end: Instant, burst_start: Option<Instant>) {
-        window.hinted(end - ms(1), ms(1), burst_start);
+        window.hinted(end - ms(1), ms(1), false, burst_start);
     }
 
     #[test]
@@ -608,7 +619,7 @@ mod tests {
         // A whole-second hint is rounded: nothing measured.
         let mut rounded = Window::default();
         rounded.read(t0, 19, Some(ms(1000)), 0);
-        rounded.hinted(t0 + ms(50), ms(1000), Some(t0));
+        rounded.hinted(t0 + ms(50), ms(1000), true, Some(t0));
         assert_eq!(rounded.span(), None);
         // Nor without a burst to measure from.
         let mut no_burst = Window::default();
@@ -691,7 +702,7 @@ mod tests {
         // The probe refused 70 ms after the burst's first success: 1 s,
         // rounded up from 930 ms. A 1 s window, ending a second after the
         // burst's first success, not 1.07 s.
-        window.hinted(t0 + ms(70), secs(1), Some(t0));
+        window.hinted(t0 + ms(70), secs(1), true, Some(t0));
         assert_eq!(window.length, Some(secs(1)));
         assert_eq!(window.ends_at(), Some(t0 + secs(1)));
         // The next window opens at its first reading and lasts 1 s.
@@ -703,16 +714,16 @@ mod tests {
         // Refused within it (our requests in flight spent its last unit):
         // the rounded hint ends 20 ms after the length's end, which it
         // cannot measure: neither lengthened nor refuted.
-        window.hinted(opened + ms(20), secs(1), Some(opened));
+        window.hinted(opened + ms(20), secs(1), true, Some(opened));
         assert_eq!(window.length, Some(secs(1)));
         assert_eq!(window.ends_at(), Some(opened + secs(1)));
         // Refused once the length said the window was over: refuted for
         // good, the window over when the hint says.
         let late = opened + secs(1);
-        window.hinted(late, secs(1), Some(opened));
+        window.hinted(late, secs(1), true, Some(opened));
         assert_eq!(window.length, None);
         assert_eq!(window.ends_at(), Some(late + secs(1)));
-        window.hinted(late + ms(1100), secs(1), Some(late + ms(1000)));
+        window.hinted(late + ms(1100), secs(1), true, Some(late + ms(1000)));
         assert_eq!(window.length, None);
 
         // Whole seconds, allowing the first success's round trip; none
@@ -733,7 +744,7 @@ mod tests {
         let mut delta = Window::default();
         delta.precision(secs(1));
         delta.read(t0, 19, Some(secs(1)), 0);
-        delta.hinted(t0 + ms(630), secs(1), Some(t0));
+        delta.hinted(t0 + ms(630), secs(1), true, Some(t0));
         assert_eq!(delta.length, None);
         // An epoch reset read against a whole-second `Date` (two seconds
         // from the truth): 2 s, though the window, opened by our first
@@ -745,7 +756,7 @@ mod tests {
         // The probe refused 630 ms in: `Retry-After: 1`, rounded up from
         // 370 ms. The window is over a second after the burst's first
         // success, not at the readings' end.
-        window.hinted(t0 + ms(630), secs(1), Some(t0));
+        window.hinted(t0 + ms(630), secs(1), true, Some(t0));
         assert_eq!(window.length, Some(secs(1)));
         assert_eq!(window.ends_at(), Some(t0 + secs(1)));
         // The next window, opened at its first reading, lasts 1 s whatever
