@@ -14,11 +14,12 @@ use super::config::Config;
 use super::cost::Cost;
 use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 use super::declared::DeclaredLog;
+use super::drain::Drain;
 use super::metered::{MeterReading, Metered};
 use super::pacer::{Pacer, QuotaReading};
 use super::stats::ScopeStats;
-use super::time::{MAX_SERVER_WAIT, later};
-use crate::signal::{Quota, QuotaUnit, Signal};
+use super::time::{MAX_SERVER_WAIT, later, wait_from_secs};
+use crate::signal::{Quota, QuotaSource, QuotaUnit, Signal};
 
 /// How long the others wait for the first send after a pause to be
 /// answered before they go anyway (a slow answer must not hold the scope):
@@ -41,6 +42,9 @@ pub(crate) struct ScopeState {
     /// The quotas in other units than requests (`metered.rs`): every one
     /// must admit a send, at its cost.
     metered: Metered,
+    /// The drain of a quota read as `used/size` (`drain.rs`): measured,
+    /// the parser's assumed drain a prior.
+    drain: Drain,
     /// The quota the configuration declares (`declared.rs`), if any.
     declared: Option<DeclaredLog>,
     in_flight: u32,
@@ -71,6 +75,7 @@ impl ScopeState {
             pacer: Pacer::default(),
             concurrency: ConcurrencyLimit::default(),
             metered: Metered::default(),
+            drain: Drain::default(),
             declared: config
                 .declared_quota
                 .map(|(limit, window)| DeclaredLog::new(limit, window)),
@@ -165,6 +170,7 @@ impl ScopeState {
         self.in_flight += 1;
         self.stats.sent += 1;
         self.concurrency.sent(seq, now);
+        self.drain.sent(seq, now);
         if config.pacing {
             self.metered.take(now, seq, costs);
             if let Some(declared) = self.declared.as_mut() {
@@ -208,6 +214,7 @@ impl ScopeState {
     /// Send `seq` will never report (cancelled).
     pub(crate) fn abandon(&mut self, seq: u64) {
         self.concurrency.abandoned(seq);
+        self.drain.abandoned(seq);
         self.metered.answered(seq, None);
         self.in_flight = self.in_flight.saturating_sub(1);
         self.answered(seq);
@@ -247,7 +254,13 @@ impl ScopeState {
         }
     }
 
-    fn learn(&mut self, seq: u64, now: Instant, signal: &Signal) {
+    fn learn(&mut self, seq: u64, now: Instant, signal: &Signal, admitted: bool) {
+        let used_size = signal
+            .policies()
+            .iter()
+            .find(|q| q.source() == QuotaSource::Shopify)
+            .and_then(|q| Some((q.limit()?.saturating_sub(q.remaining()?), q.limit()?)));
+        self.drain.answered(seq, now, admitted, used_size);
         for quota in signal.policies().iter().filter(|q| is_metered(q)) {
             if let Some(remaining) = quota.remaining() {
                 let reading = MeterReading {
@@ -267,7 +280,7 @@ impl ScopeState {
         };
         // Server numbers enter the engine clamped: no instant computed from
         // them can overflow.
-        let reading = QuotaReading {
+        let mut reading = QuotaReading {
             remaining: quota.remaining(),
             limit: quota.limit(),
             window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
@@ -275,6 +288,17 @@ impl ScopeState {
             reset_precision: quota.reset_precision(),
             seq: Some(seq),
         };
+        // A `used/size` quota's drain is measured (`drain.rs`); the parser's
+        // assumed one is the prior. The header states no reset: the time to
+        // drain, computed from the assumed rate, is none.
+        if quota.source() == QuotaSource::Shopify
+            && let (Some((_, size)), Some(prior)) = (used_size, quota.rate())
+        {
+            let rate = self.drain.rate(prior);
+            reading.window = Some(wait_from_secs(size as f64 / rate));
+            reading.reset = None;
+            self.pacer.set_drains(self.drain.measured());
+        }
         // Newest send wins: a response to an older request than the last one
         // we synced from describes an older state of the server.
         if self.last_synced_seq.is_some_and(|last| seq < last) {
@@ -306,7 +330,8 @@ impl ScopeState {
         attempt: &Attempt,
     ) -> Verdict {
         self.settle(seq, attempt, now);
-        self.learn(seq, now, signal);
+        let admitted = !matches!(class, ResponseClass::Throttled { .. });
+        self.learn(seq, now, signal, admitted);
         let classified_wait = match class {
             ResponseClass::Throttled { wait } => wait,
             ResponseClass::Retry => {
@@ -472,6 +497,7 @@ impl ScopeState {
     ) -> Verdict {
         self.settle(seq, attempt, now);
         self.concurrency.abandoned(seq);
+        self.drain.abandoned(seq);
         if !retryable_error || !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);
         }
