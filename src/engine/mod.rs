@@ -32,6 +32,7 @@ mod config;
 mod cost;
 mod decision;
 mod declared;
+mod drain;
 mod hint;
 mod metered;
 mod pacer;

@@ -14,13 +14,14 @@ use super::config::Config;
 use super::cost::Cost;
 use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 use super::declared::DeclaredLog;
+use super::drain::Drain;
 use super::hint::Hint;
 use super::metered::{MeterReading, Metered};
 use super::pacer::{Pacer, QuotaReading};
 use super::server_clock::{Located, ServerClock};
 use super::stats::ScopeStats;
-use super::time::{MAX_SERVER_WAIT, later};
-use crate::signal::{HintSource, Quota, QuotaUnit, Signal};
+use super::time::{MAX_SERVER_WAIT, later, wait_from_secs};
+use crate::signal::{HintSource, Quota, QuotaSource, QuotaUnit, Signal};
 
 /// How long the others wait for the first send after a pause to be
 /// answered before they go anyway (a slow answer must not hold the scope):
@@ -43,6 +44,9 @@ pub(crate) struct ScopeState {
     /// The quotas in other units than requests (`metered.rs`): every one
     /// must admit a send, at its cost.
     metered: Metered,
+    /// The drain of a quota read as `used/size` (`drain.rs`): measured,
+    /// the parser's assumed drain a prior.
+    drain: Drain,
     /// The quota the configuration declares (`declared.rs`), if any.
     declared: Option<DeclaredLog>,
     /// The server's clock, located from its `Date` headers
@@ -77,6 +81,7 @@ impl ScopeState {
             pacer: Pacer::default(),
             concurrency: ConcurrencyLimit::default(),
             metered: Metered::default(),
+            drain: Drain::default(),
             declared: config
                 .declared_quota
                 .map(|(limit, window)| DeclaredLog::new(limit, window)),
@@ -172,6 +177,7 @@ impl ScopeState {
         self.in_flight += 1;
         self.stats.sent += 1;
         self.concurrency.sent(seq, now);
+        self.drain.sent(seq, now);
         if config.pacing {
             self.metered.take(now, seq, costs);
             if let Some(declared) = self.declared.as_mut() {
@@ -215,6 +221,7 @@ impl ScopeState {
     /// Send `seq` will never report (cancelled).
     pub(crate) fn abandon(&mut self, seq: u64) {
         self.concurrency.abandoned(seq);
+        self.drain.abandoned(seq);
         self.metered.answered(seq, None);
         self.in_flight = self.in_flight.saturating_sub(1);
         self.answered(seq);
@@ -254,10 +261,22 @@ impl ScopeState {
         }
     }
 
-    /// Reads the quotas of a response to send `seq`; `located`: the
-    /// server's clock, when the signal's times were read against its
-    /// `Date` (`server_clock.rs`).
-    fn learn(&mut self, seq: u64, now: Instant, signal: &Signal, located: Option<Located>) {
+    /// Reads the quotas of a response to send `seq` (`admitted`: not a
+    /// refusal); `located`: the server's clock, when the signal's times
+    /// were read against its `Date` (`server_clock.rs`).
+    fn learn(
+        &mut self,
+        seq: u64,
+        now: Instant,
+        signal: &Signal,
+        (admitted, located): (bool, Option<Located>),
+    ) {
+        let used_size = signal
+            .policies()
+            .iter()
+            .find(|q| q.source() == QuotaSource::Shopify)
+            .and_then(|q| Some((q.limit()?.saturating_sub(q.remaining()?), q.limit()?)));
+        self.drain.answered(seq, now, admitted, used_size);
         for quota in signal.policies().iter().filter(|q| is_metered(q)) {
             if let Some(remaining) = quota.remaining() {
                 let reading = MeterReading {
@@ -277,7 +296,7 @@ impl ScopeState {
         };
         // Server numbers enter the engine clamped: no instant computed from
         // them can overflow.
-        let reading = QuotaReading {
+        let mut reading = QuotaReading {
             remaining: quota.remaining(),
             limit: quota.limit(),
             window: quota.window().map(|window| window.min(MAX_SERVER_WAIT)),
@@ -285,6 +304,17 @@ impl ScopeState {
             reset_precision: located_precision(quota, located),
             seq: Some(seq),
         };
+        // A `used/size` quota's drain is measured (`drain.rs`); the parser's
+        // assumed one is the prior. The header states no reset: the time to
+        // drain, computed from the assumed rate, is none.
+        if quota.source() == QuotaSource::Shopify
+            && let (Some((_, size)), Some(prior)) = (used_size, quota.rate())
+        {
+            let rate = self.drain.rate(prior);
+            reading.window = Some(wait_from_secs(size as f64 / rate));
+            reading.reset = None;
+            self.pacer.set_drains(self.drain.measured());
+        }
         // Newest send wins: a response to an older request than the last one
         // we synced from describes an older state of the server.
         if self.last_synced_seq.is_some_and(|last| seq < last) {
@@ -323,7 +353,8 @@ impl ScopeState {
                     .observe(date, now, &self.concurrency.round_trip())
             })
             .filter(|_| signal.measured_against_date());
-        self.learn(seq, now, signal, located);
+        let admitted = !matches!(class, ResponseClass::Throttled { .. });
+        self.learn(seq, now, signal, (admitted, located));
         let classified_wait = match class {
             ResponseClass::Throttled { wait } => wait,
             ResponseClass::Retry => {
@@ -509,6 +540,7 @@ impl ScopeState {
     ) -> Verdict {
         self.settle(seq, attempt, now);
         self.concurrency.abandoned(seq);
+        self.drain.abandoned(seq);
         if !retryable_error || !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);
         }

@@ -13,6 +13,8 @@
 //!   on the standard plans (Shopify's REST rate-limit documentation; Plus
 //!   drains 20): limit the size, remaining `size - used`, the window the
 //!   time to drain a full bucket, the reset the time to drain this one.
+//!   Both are assumed, not stated: the engine's pacer takes the drain as a
+//!   prior and follows the one the readings measure (`engine/drain.rs`).
 //! - Azure Resource Manager: what is left of the subscription's `reads`,
 //!   `writes` and `deletes` (quotas named `subscription-reads`, …), and of
 //!   each resource provider policy in `x-ms-ratelimit-remaining-resource`

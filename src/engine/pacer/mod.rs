@@ -12,6 +12,7 @@
 //! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //! | concurrency limit: at most K requests in service (the engine's `concurrency.rs`, beside this pacer) | refusals outlasted by sends of ours served longer than a refusal's round trip allows; refuted by a lone send refused | at most K of ours in flight; a refusal it explains waits its own hint, pausing nobody; a rate learned only from its refusals is dropped |
+//! | a leaky bucket read as `used/size` (Shopify's call limit; the engine's `drain.rs`, beside this pacer) | its header | a policy of `size` per `size / r`, `r` the drain the readings measure (the parser's assumed drain a prior), no reset; while a drain is measured, a fixed window or sliding log recognised before is set aside |
 //! | a quota in another unit (tokens, points, bytes; the engine's `metered.rs`, beside this pacer) | its unit | each send reserves its cost, declared or estimated from the quota's fall per request; a window until the readings show a bucket |
 //! | no quota, a burst that does not come back whole (a sliding window counter, a window longer than the cycle, others spending) | a refusal while the learned cycle let the send go | one unit at a time at the cycle's burst less one per cycle, halved by each refusal after that, down to one unit per cycle (below, 2; `learned.rs`) |
 //!
@@ -343,6 +344,9 @@ pub(crate) struct Pacer {
     /// (the server may have counted them) and its fraction: a bucket may
     /// hold that many (`reset_refutes_bucket`).
     most_read: u64,
+    /// The stated rate is a drain the engine measured (`drain.rs`): units
+    /// come back at it, so a refusal is no window's end.
+    drains: bool,
 }
 
 fn secs(d: Duration) -> f64 {
@@ -399,6 +403,12 @@ impl Pacer {
                     .rate()
                     .filter(|_| !self.spent_unprobed || self.refill == Refill::Windowed)),
         }
+    }
+
+    /// Whether the stated rate is a drain the engine measured
+    /// (`drain.rs`), not a policy that may hide fixed windows.
+    pub(crate) fn set_drains(&mut self, drains: bool) {
+        self.drains = drains;
     }
 
     /// Whether a response stated the quota's limit: the pacer then knows
@@ -532,13 +542,13 @@ impl Pacer {
 
     /// Whether a sliding log's last reading reported a unit nobody took.
     fn reported_unit(&self) -> bool {
-        self.window.is_sliding() && self.estimate.is_some_and(|e| e.tokens >= 1.0 - EPSILON)
+        self.sliding() && self.estimate.is_some_and(|e| e.tokens >= 1.0 - EPSILON)
     }
 
     /// The burst and cycle learned from refusals, once they are known to
     /// pace this quota (no policy stated; module docs, 2).
     fn learned_cycle(&self) -> Option<(f64, Duration)> {
-        if self.window.is_sliding() {
+        if self.sliding() {
             return self.window_of_limit();
         }
         if self.policy_capacity.is_some()
@@ -683,8 +693,9 @@ impl Pacer {
         if !older_news {
             self.counted.read(remaining, reading.seq, others, admitted);
         }
-        if self.unrefilled(now, reading.seq, raw_remaining)
-            || self.reset_refutes_bucket(raw_remaining, &reading)
+        if !self.drains
+            && (self.unrefilled(now, reading.seq, raw_remaining)
+                || self.reset_refutes_bucket(raw_remaining, &reading))
         {
             self.window.recognise();
         }
@@ -731,7 +742,7 @@ impl Pacer {
         // again (a counter's), not read as a log.
         self.judge_refill(now, raw_remaining, others);
         self.notice_sliding(raw_remaining, others);
-        if self.window.is_sliding() {
+        if self.sliding() {
             // What the server reports, less what our requests in flight may
             // take: nothing refills until a send leaves the log.
             self.estimate = Some(Estimate {
@@ -790,7 +801,7 @@ impl Pacer {
         let Some(remaining) = reading.remaining else {
             return;
         };
-        if !self.windowed() || self.window.is_sliding() {
+        if !self.windowed() || self.sliding() {
             return;
         }
         let admitted = self.drawdown.admitted();
@@ -922,7 +933,13 @@ impl Pacer {
     /// Whether the quota refills at boundaries: a refusal while alone said
     /// so (with a policy), or a refused probe (without one).
     fn windowed(&self) -> bool {
-        self.window.is_known() || self.refill == Refill::Windowed
+        (self.window.is_known() && !self.drains) || self.refill == Refill::Windowed
+    }
+
+    /// Whether the quota is paced as a sliding log: recognised as one,
+    /// and no drain measured since (`drain.rs`).
+    fn sliding(&self) -> bool {
+        self.window.is_sliding() && !self.drains
     }
 
     /// The units of a continuously refilled quota left for newcomers: none
@@ -1048,7 +1065,7 @@ impl Pacer {
             if self.sharing.drew_alone(now, limit) {
                 if self.reset_beyond_window {
                     self.counter = true;
-                } else {
+                } else if !self.drains {
                     self.window.recognise();
                 }
             } else {

@@ -1,0 +1,308 @@
+//! A leaky bucket read as `used/size` (Shopify's
+//! `X-Shopify-Shop-Api-Call-Limit`): a meter of `size` units that drains
+//! at a rate `r` no header states, and nothing says when it is empty
+//! again (no reset). The parser assumes Shopify's standard plans (two
+//! calls a second, `signal::vendor`); here that is only a **prior** `p`:
+//! the rate the pacer follows is what the readings measure.
+//!
+//! **Observation.** A reading `U` of `size` is the meter rounded up (a
+//! fraction of a call counts, as `remaining` is rounded down), counted by
+//! the server at an instant it does not say: after the request left
+//! (`sent`) and before its answer came back (`received`). A refusal says
+//! the meter held more than `size − 1`:
+//!
+//! ```text
+//! used(τ) ∈ (U − 1, U]        τ ∈ [sent, received]
+//! ```
+//!
+//! Between two readings `A` and `B` (B's request left after A's answer
+//! came back, so the server counted A first) the meter rose by the sends
+//! of ours it counted in between and fell by what drained:
+//!
+//! ```text
+//! used(τ_B) = used(τ_A) + n − drained
+//! n ∈ [S⁻(B) − S⁺(A), S⁺(B) − S⁻(A)]
+//! ```
+//!
+//! with `S⁻(X)` our sends surely counted by `X` (admitted and answered
+//! before `X`'s request left, and `X`'s own if admitted) and `S⁺(X)` those
+//! it may have counted (every send that left before `X`'s answer came
+//! back, less those refused). Other clients' sends only add to the meter:
+//! what is measured is the drain left for us.
+//!
+//! **Bounds.** The meter drains `r·(τ_B − τ_A)` while it holds anything,
+//! and `τ_B − τ_A ∈ [sent_B − received_A, received_B − sent_A]`: the
+//! margin for the readings' timing is their own round trips, as measured,
+//! and for their counts the header's unit. So
+//!
+//! ```text
+//! r ≥ r⁻ = max over pairs (U_A − 1 + S⁻(B) − S⁺(A) − U_B) / (received_B − sent_A)
+//! r ≤ r⁺ = min over pairs (U_A + S⁺(B) − S⁻(A) − U_B + 1) / (sent_B − received_A)
+//! ```
+//!
+//! the upper bound only over pairs where the meter surely never emptied
+//! (it drains nothing while empty): `U_B − 1 ≥ S⁺(B) − S⁻(A)`, more left
+//! at `B` than all we may have added since `A`. Pairs are taken among the
+//! readings since the model last started again (the first one, the
+//! longest span, and the latest 32).
+//!
+//! **The rate followed.** Once a drain is seen (`r⁻ > 0`), the prior
+//! clamped into the bounds, `clamp(p, r⁻, r⁺)`: the prior stands until a
+//! reading refutes it, a meter fuller than it allows (a refusal, or
+//! readings at the top) lowers `r⁺` below it, one emptier raises `r⁻`
+//! above it. The pacer is given the quota as a policy of `size` per
+//! `size / rate` and no reset (the header states none); it reserves a
+//! unit per send in flight, so `used` is paced to stay below `size`.
+//!
+//! | evidence | the model |
+//! |---|---|
+//! | no drain seen yet (`r⁻ = 0`: a burst, a count that only rose) | the prior; the pacer's own rules (refusals, hints) |
+//! | a drain seen, bounds that agree | `clamp(p, r⁻, r⁺)`, and the pacer sets aside the fixed-window and sliding-log verdicts it may have drawn before (`Pacer::set_drains`) |
+//! | bounds that cross (`r⁻ > r⁺`) | not one drain: start again from the latest reading |
+//! | a meter of one unit | nothing: it reads full after every send of ours |
+//!
+//! **Not a drain.** A fixed window's count drops to 0 at its boundary.
+//! Read as a drain, the pair across it gives an `r⁻` of a window's worth
+//! over the span, while the readings within the next window, or its
+//! refusal, give an `r⁺` of about nothing: the bounds cross, and the model
+//! starts again from the latest reading, falling back to the prior and
+//! the pacer's window rules until a drain shows again. A limit that
+//! changed, or another client's burst, cross the bounds the same way.
+//! Until a window's first boundary nothing tells it from a slow drain:
+//! both read as no drain seen, so both are paced by the prior.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Instant;
+
+/// Readings kept as the earlier end of a pair besides the first since the
+/// model last started again: the latest 32 (at 16 in flight, two rounds).
+const READINGS: usize = 32;
+
+/// One of our sends still out.
+#[derive(Debug, Clone, Copy)]
+struct Out {
+    sent: Instant,
+    /// Our admitted sends answered before this one left: surely counted
+    /// before it.
+    admitted_before: u64,
+}
+
+/// One reading, with what it may and surely counted of ours.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    sent: Instant,
+    received: Instant,
+    used: f64,
+    surely: u64,
+    maybe: u64,
+}
+
+/// The drain model of one `used/size` quota.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Drain {
+    out: BTreeMap<u64, Out>,
+    /// Sends that left, and of those answered, the admitted and the
+    /// refused.
+    sends: u64,
+    admitted: u64,
+    refused: u64,
+    first: Option<Reading>,
+    recent: VecDeque<Reading>,
+    /// `[r⁻, r⁺]`, units a second (`r⁺` infinite: no bound yet).
+    low: f64,
+    high: Option<f64>,
+}
+
+impl Drain {
+    /// Send `seq` leaves at `now`.
+    pub(crate) fn sent(&mut self, seq: u64, now: Instant) {
+        self.sends += 1;
+        self.out.insert(
+            seq,
+            Out {
+                sent: now,
+                admitted_before: self.admitted,
+            },
+        );
+    }
+
+    /// Send `seq` will never be answered (cancelled): it may have been
+    /// counted.
+    pub(crate) fn abandoned(&mut self, seq: u64) {
+        self.out.remove(&seq);
+    }
+
+    /// The answer to send `seq`, received at `now`: admitted or refused,
+    /// with the quota's `used` of `size` if it read one.
+    pub(crate) fn answered(
+        &mut self,
+        seq: u64,
+        now: Instant,
+        admitted: bool,
+        reading: Option<(u64, u64)>,
+    ) {
+        let Some(out) = self.out.remove(&seq) else {
+            return;
+        };
+        if admitted {
+            self.admitted += 1;
+        } else {
+            self.refused += 1;
+        }
+        let Some((used, size)) = reading.filter(|(_, size)| *size > 1) else {
+            // A meter of one unit reads full after every send of ours,
+            // admitted or refused: it shows no drain.
+            return;
+        };
+        // Refused: the meter held more than `size − 1`.
+        let used = if admitted { used } else { used.max(size) };
+        let reading = Reading {
+            sent: out.sent,
+            received: now,
+            used: used as f64,
+            surely: out.admitted_before + u64::from(admitted),
+            maybe: self.sends - self.refused,
+        };
+        self.bound(&reading);
+        if self.high.is_some_and(|high| self.low > high) {
+            // Not a drain (a window's boundary, a changed limit, another
+            // client's burst): start again from this reading.
+            self.first = None;
+            self.recent.clear();
+            self.low = 0.0;
+            self.high = None;
+        }
+        if self.first.is_none() {
+            self.first = Some(reading);
+        } else {
+            if self.recent.len() == READINGS {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(reading);
+        }
+    }
+
+    /// Tightens `[r⁻, r⁺]` with every pair ending at `b`.
+    fn bound(&mut self, b: &Reading) {
+        for a in self.first.iter().chain(&self.recent) {
+            let (Some(shortest), Some(longest)) = (
+                b.sent.checked_duration_since(a.received),
+                b.received.checked_duration_since(a.sent),
+            ) else {
+                continue;
+            };
+            let (shortest, longest) = (shortest.as_secs_f64(), longest.as_secs_f64());
+            let least_ours = b.surely as f64 - a.maybe as f64;
+            let most_ours = b.maybe as f64 - a.surely as f64;
+            if longest > 0.0 {
+                let drained = a.used - 1.0 + least_ours - b.used;
+                self.low = self.low.max(drained / longest);
+            }
+            // Only if the meter never emptied in between: it holds more
+            // at `b` than all we may have added since `a`.
+            let drained = a.used + most_ours - b.used + 1.0;
+            if shortest > 0.0 && b.used - 1.0 >= most_ours {
+                let high = drained / shortest;
+                self.high = Some(self.high.map_or(high, |h| h.min(high)));
+            }
+        }
+    }
+
+    /// Whether a drain was measured (the rate followed is the readings',
+    /// not only the prior).
+    pub(crate) fn measured(&self) -> bool {
+        self.low > 0.0
+    }
+
+    /// The rate to pace by, units a second: the `prior` within what the
+    /// readings bound, once they showed a drain.
+    pub(crate) fn rate(&self, prior: f64) -> f64 {
+        let high = self.high.unwrap_or(f64::INFINITY);
+        if self.low > 0.0 {
+            prior.min(high).max(self.low)
+        } else {
+            prior
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const PRIOR: f64 = 2.0;
+
+    /// One send at `at` answered after `trip`, admitted, reading `used`.
+    fn send(drain: &mut Drain, seq: u64, at: Instant, trip: Duration, used: u64, size: u64) {
+        drain.sent(seq, at);
+        drain.answered(seq, at + trip, true, Some((used, size)));
+    }
+
+    #[test]
+    fn a_meter_emptier_than_the_prior_allows_raises_the_rate_to_what_drained() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let trip = Duration::from_millis(10);
+        send(&mut drain, 0, t0, trip, 10, 10);
+        assert_eq!(drain.rate(PRIOR), PRIOR, "no drain seen yet");
+        // A second later, one send of ours on top, the meter reads 3:
+        // at least 10 − 1 + 1 − 3 = 7 units drained in at most 1.01 s.
+        send(&mut drain, 1, t0 + Duration::from_secs(1), trip, 3, 10);
+        let rate = drain.rate(PRIOR);
+        assert!((rate - 7.0 / 1.01).abs() < 1e-9, "{rate}");
+    }
+
+    #[test]
+    fn a_meter_fuller_than_the_prior_allows_lowers_the_rate() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let trip = Duration::ZERO;
+        // Full, then one of ours every 4 s, each reading full again: one
+        // unit drained per 4 s, not the prior's eight.
+        for k in 0..4 {
+            send(&mut drain, k, t0 + Duration::from_secs(4 * k), trip, 10, 10);
+        }
+        // A reading one below full shows a drain (`r⁻ > 0`).
+        send(&mut drain, 4, t0 + Duration::from_secs(17), trip, 9, 10);
+        let rate = drain.rate(PRIOR);
+        assert!(rate < 0.5, "{rate}");
+        assert!(drain.measured());
+    }
+
+    #[test]
+    fn a_window_boundary_and_a_count_that_then_only_rises_are_no_drain() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let trip = Duration::from_millis(1);
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        // A window of 10 spent, then, past its boundary, 0 + ours.
+        send(&mut drain, 0, at(0), trip, 10, 10);
+        send(&mut drain, 1, at(1_000), trip, 1, 10);
+        assert!(drain.measured(), "the drop reads as a drain at first");
+        // Within the new window the count rises by ours alone for a
+        // second: nothing drained, against the drop's rate.
+        for k in 2..10 {
+            send(&mut drain, k, at(1_000 + 125 * (k - 1)), trip, k, 10);
+        }
+        assert!(!drain.measured());
+        assert_eq!(drain.rate(PRIOR), PRIOR);
+    }
+
+    #[test]
+    fn a_meter_of_one_unit_shows_no_drain() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        for k in 0..4 {
+            send(
+                &mut drain,
+                k,
+                t0 + Duration::from_secs(k),
+                Duration::ZERO,
+                1,
+                1,
+            );
+        }
+        assert_eq!(drain.rate(PRIOR), PRIOR);
+    }
+}
