@@ -120,7 +120,9 @@ pub mod testing;
 pub use reqwest;
 
 pub use client::{Client, ClientBuilder, RequestBuilder};
-pub use engine::{Backoff, Config, GiveUpMode, GiveUpReason, RetryBudget, Scope, ScopeStats};
+pub use engine::{
+    Backoff, Config, GiveUpMode, GiveUpReason, QuotaKind, RetryBudget, Scope, ScopeStats,
+};
 pub use error::Error;
 #[cfg(feature = "middleware")]
 #[cfg_attr(docsrs, doc(cfg(feature = "middleware")))]

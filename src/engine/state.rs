@@ -16,6 +16,7 @@ use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, 
 use super::declared::DeclaredLog;
 use super::drain::Drain;
 use super::hint::Hint;
+use super::kind::QuotaKind;
 use super::metered::{MeterReading, Metered};
 use super::pacer::{Pacer, QuotaReading};
 use super::server_clock::{Located, ServerClock};
@@ -107,7 +108,20 @@ impl ScopeState {
     pub(crate) fn stats(&self) -> ScopeStats {
         ScopeStats {
             in_flight: self.in_flight,
+            quota_kind: self.quota_kind(),
             ..self.stats
+        }
+    }
+
+    /// The kind of quota the scope is paced by now (`kind.rs`): a model
+    /// beside the pacer that is followed, else the pacer's reading.
+    fn quota_kind(&self) -> QuotaKind {
+        if self.concurrency.limit().is_some() {
+            QuotaKind::Concurrency
+        } else if self.drain.measured() {
+            QuotaKind::LeakyBucket
+        } else {
+            self.pacer.kind()
         }
     }
 

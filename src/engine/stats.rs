@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::kind::QuotaKind;
+
 /// What one scope has seen so far.
 ///
 /// Read with [`Client::stats`](crate::Client::stats) (or the layer's and
@@ -16,6 +18,7 @@ pub struct ScopeStats {
     pub(crate) waits: u64,
     pub(crate) waited: Duration,
     pub(crate) in_flight: u32,
+    pub(crate) quota_kind: QuotaKind,
 }
 
 impl ScopeStats {
@@ -68,5 +71,11 @@ impl ScopeStats {
     /// admitted and not yet answered (a cancelled request is released).
     pub fn in_flight(&self) -> u32 {
         self.in_flight
+    }
+
+    /// The kind of quota the engine paces this scope by now, as far as its
+    /// evidence goes ([`QuotaKind`]).
+    pub fn quota_kind(&self) -> QuotaKind {
+        self.quota_kind
     }
 }

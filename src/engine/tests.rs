@@ -730,3 +730,27 @@ fn an_exhausted_token_quota_does_not_stand_for_the_requests_quota() {
     engine.on_response(ticket, t0 + ms(1), StatusCode::OK, &signal, &attempt);
     admit_now(&engine, &scope, t0 + ms(1));
 }
+
+/// The scope's kind of quota is read from the evidence: nothing at first,
+/// a bucket once a policy states a rate.
+#[test]
+fn the_quota_kind_follows_the_evidence() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let ticket = admit_now(&engine, &scope, t0);
+    let attempt = Attempt::new(1, true, t0);
+    engine.on_response(ticket, t0, StatusCode::OK, &Signal::default(), &attempt);
+    let kind = |engine: &Engine| engine.scope_stats(&scope).map(|s| s.quota_kind());
+    assert_eq!(kind(&engine), Some(QuotaKind::Unknown));
+    let quota = Quota::new(QuotaSource::IetfList)
+        .with_limit(20)
+        .with_remaining(19)
+        .with_reset(ms(1_000))
+        .with_window(ms(1_000));
+    let ticket = admit_now(&engine, &scope, t0);
+    let signal = Signal::from_parts(None, vec![quota]);
+    engine.on_response(ticket, t0 + ms(5), StatusCode::OK, &signal, &attempt);
+    assert_eq!(kind(&engine), Some(QuotaKind::Bucket));
+    assert_eq!(QuotaKind::Bucket.name(), "bucket");
+}

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use courteous::{Config, CourteousLayer};
+use courteous::{Config, CourteousLayer, QuotaKind};
 use http::Method;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -28,6 +28,8 @@ pub struct Outcome {
     pub elapsed: f64,
     /// Whether the job finished within the run's bounds.
     pub finished: bool,
+    /// The kind of quota the engine took the server's for, at the end.
+    pub identified: QuotaKind,
 }
 
 struct Shared {
@@ -181,11 +183,16 @@ async fn drive(case: &Case, time_cap: f64, sent_cap: u64) -> Outcome {
     for task in tasks {
         task.await.expect("a client task");
     }
+    let identified = layer
+        .stats()
+        .first()
+        .map_or(QuotaKind::Unknown, |(_, stats)| stats.quota_kind());
     let shared = shared.lock().unwrap();
     Outcome {
         sent: shared.sent,
         refused: shared.refused,
         elapsed: shared.finished_at.unwrap_or(since()),
         finished: shared.finished_at.is_some(),
+        identified,
     }
 }

@@ -124,3 +124,31 @@ pub fn within_by_kind(results: &[Result]) -> BTreeMap<Kind, (usize, usize)> {
     }
     kinds
 }
+
+/// What the engine took each limiter kind for at the end of its cases: a
+/// markdown table, limiter kinds down, the engine's kinds across.
+pub fn identification(results: &[Result]) -> String {
+    let mut seen: BTreeMap<Kind, BTreeMap<&'static str, usize>> = BTreeMap::new();
+    let mut names: Vec<&'static str> = Vec::new();
+    for result in results {
+        let name = result.outcome.identified.name();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+        *seen
+            .entry(result.case.kind)
+            .or_default()
+            .entry(name)
+            .or_default() += 1;
+    }
+    names.sort_unstable();
+    let mut table = format!("| limiter | {} |\n|---|", names.join(" | "));
+    table.push_str(&"---:|".repeat(names.len()));
+    for (kind, counts) in &seen {
+        table.push_str(&format!("\n| {} |", kind.name()));
+        for name in &names {
+            table.push_str(&format!(" {} |", counts.get(name).copied().unwrap_or(0)));
+        }
+    }
+    table
+}

@@ -97,6 +97,7 @@ fn operating_point_sweep() {
     for (kind, (cases, within)) in &by_kind {
         println!("{}: {within} of {cases} within bounds", kind.name());
     }
+    println!("{}", judge::identification(&results));
     if first == 1 && cases == DEFAULT_CASES {
         for (kind, least) in WITHIN_AT_LEAST {
             let within = by_kind.get(&kind).map_or(0, |(_, within)| *within);

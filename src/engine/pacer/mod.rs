@@ -231,6 +231,7 @@ mod sharing;
 mod window;
 
 use super::hint::Hint;
+use super::kind::QuotaKind;
 use super::time::{is_whole_seconds, later, wait_from_secs};
 use counted::Counted;
 use cycle::Cycle;
@@ -932,6 +933,22 @@ impl Pacer {
 
     /// Whether the quota refills at boundaries: a refusal while alone said
     /// so (with a policy), or a refused probe (without one).
+    /// The kind of quota this mirror paces now (`engine/kind.rs`; the rows
+    /// of the table above).
+    pub(crate) fn kind(&self) -> QuotaKind {
+        if self.window.is_sliding() && !self.drains {
+            QuotaKind::SlidingLog
+        } else if self.counter || self.learned.trickle().is_some() {
+            QuotaKind::SlidingCounter
+        } else if self.windowed() {
+            QuotaKind::FixedWindow
+        } else if self.rate().is_some() {
+            QuotaKind::Bucket
+        } else {
+            QuotaKind::Unknown
+        }
+    }
+
     fn windowed(&self) -> bool {
         (self.window.is_known() && !self.drains) || self.refill == Refill::Windowed
     }
