@@ -399,6 +399,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_time_is_measured_against_date_only_when_the_clocks_disagree() {
+        let text = "Sun, 06 Nov 1994 08:49:37 GMT";
+        let date = httpdate::parse_http_date(text).unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert(DATE, HeaderValue::from_static(text));
+        let agreeing = Clock::new(&headers, date + Duration::from_millis(300));
+        assert!(!agreeing.measured_against_date(), "nothing read yet");
+        assert_eq!(agreeing.reference(), date + Duration::from_millis(300));
+        assert!(!agreeing.measured_against_date());
+        let disagreeing = Clock::new(&headers, date + Duration::from_secs(5));
+        assert_eq!(disagreeing.reference(), date);
+        assert!(disagreeing.measured_against_date());
+        assert_eq!(date_header(&headers), Some(date));
+    }
+
+    #[test]
     fn every_field_name_and_only_those_classify() {
         let names = [
             ("retry-after", Field::RetryAfter),
