@@ -235,6 +235,30 @@ fn reported_operating_points() {
     }
 }
 
+/// Runs the cases drawn from `seeds`, each of `kind` and `style` when
+/// given, and asserts each within bounds.
+fn assert_within_bounds(seeds: &[u64], kind: Option<limiter::Kind>, style: Option<style::Style>) {
+    for &seed in seeds {
+        let result = judge(Case::draw(seed));
+        assert!(
+            kind.is_none_or(|kind| result.case.kind == kind),
+            "seed {seed}"
+        );
+        assert!(
+            style.is_none_or(|style| result.case.style == style),
+            "seed {seed}"
+        );
+        assert!(
+            result.within_bounds(),
+            "seed {seed}: {} sent for {}, {:.2} s, floor {:.2} s",
+            result.outcome.sent,
+            result.case.successes,
+            result.outcome.elapsed,
+            result.floor
+        );
+    }
+}
+
 /// A clock-aligned window of 18 per 73 s in IETF fields, c=1, 54
 /// successes (seed 1714): its first reading, `17` and `t=69`, names a
 /// reset no bucket refilled at 18 per 73 s could (it is full in 4 s). Read
@@ -243,15 +267,7 @@ fn reported_operating_points() {
 /// took a fourth (215 s against a floor of 143 s).
 #[test]
 fn a_reset_no_bucket_could_name_is_a_window_spent_whole() {
-    let result = judge(Case::draw(1714));
-    assert_eq!(result.case.kind, limiter::Kind::FixedWindowAligned);
-    assert!(
-        result.within_bounds(),
-        "{} sent, {:.2} s, floor {:.2} s",
-        result.outcome.sent,
-        result.outcome.elapsed,
-        result.floor
-    );
+    assert_within_bounds(&[1714], Some(limiter::Kind::FixedWindowAligned), None);
 }
 
 /// A token bucket of 173 per 543 s (a third of a unit a second) in IETF
@@ -261,15 +277,7 @@ fn a_reset_no_bucket_could_name_is_a_window_spent_whole() {
 /// the floor); read as the bucket it is, it ends at the floor.
 #[test]
 fn a_slow_bucket_is_not_taken_for_a_window() {
-    let result = judge(Case::draw(160));
-    assert_eq!(result.case.kind, limiter::Kind::TokenBucket);
-    assert!(
-        result.within_bounds(),
-        "{} sent, {:.2} s, floor {:.2} s",
-        result.outcome.sent,
-        result.outcome.elapsed,
-        result.floor
-    );
+    assert_within_bounds(&[160], Some(limiter::Kind::TokenBucket), None);
 }
 
 /// `used/size` cases (Shopify's call-limit header, no reset) whose drain
@@ -284,18 +292,7 @@ fn a_slow_bucket_is_not_taken_for_a_window() {
 ///   545 sent, 440 refused; now 109 sent.
 #[test]
 fn a_used_size_meter_is_paced_at_the_drain_its_readings_measure() {
-    for seed in [1821, 1790, 973] {
-        let result = judge(Case::draw(seed));
-        assert_eq!(result.case.style, style::Style::UsedSize);
-        assert!(
-            result.within_bounds(),
-            "seed {seed}: {} sent for {}, {:.2} s, floor {:.2} s",
-            result.outcome.sent,
-            result.case.successes,
-            result.outcome.elapsed,
-            result.floor
-        );
-    }
+    assert_within_bounds(&[1821, 1790, 973], None, Some(style::Style::UsedSize));
 }
 
 /// A window's count stated as `used/size` drops to 0 at its boundary: no
@@ -308,16 +305,5 @@ fn a_used_size_meter_is_paced_at_the_drain_its_readings_measure() {
 /// 137 s, c=8, 75 successes: 91 sent; now 77.
 #[test]
 fn a_used_size_window_is_not_read_as_a_drain() {
-    for seed in [905, 763] {
-        let result = judge(Case::draw(seed));
-        assert_eq!(result.case.style, style::Style::UsedSize);
-        assert!(
-            result.within_bounds(),
-            "seed {seed}: {} sent for {}, {:.2} s, floor {:.2} s",
-            result.outcome.sent,
-            result.case.successes,
-            result.outcome.elapsed,
-            result.floor
-        );
-    }
+    assert_within_bounds(&[905, 763], None, Some(style::Style::UsedSize));
 }
