@@ -29,6 +29,25 @@
 //! fewer in flight lowers it, down to a send refused alone, which refutes
 //! it. The trial costs a rate limit a few refused requests, once.
 //!
+//! **Counted as they went, and again once all answered.** The count above
+//! takes the sends in the order they went: the server saw them in that
+//! order only if arrivals keep it. Sends that go together reach it in any
+//! order (on sockets each opens a connection of its own; legs jitter), so
+//! a burst of four at a limit of two may see the first and the *last*
+//! served: counted as they went, the last went beside three and the
+//! refusals beside one and two, and no limit shows, though one is there.
+//! So each answer is counted again once its *companions* (the sends of
+//! ours in flight at some instant of its round trip) have all answered,
+//! from round trips alone: how many sends served were in flight at once
+//! beside it. A refusal with `m` served at once beside it, when no send
+//! served recently was served with more than `m` at once (itself
+//! included), is explained by a limit of `m`, on trial as above. This
+//! count does not depend on the order of arrivals but comes later, when
+//! the companions answer, and a refusal not explained by then has paused
+//! the scope; so it starts a trial only where the count as they went did
+//! not (that one lets the refusal that shows a limit wait its own hint
+//! and pause nobody).
+//!
 //! A send refused although it was alone in flight its whole round trip is
 //! one no concurrency limit explains: refuted. One refused with fewer in flight than the limit
 //! followed lowers it to their number (others share the limit, or answers
@@ -46,6 +65,7 @@
 //! |---|---|
 //! | refused; slower companions answered after it | a limit of `k` (the companions) |
 //! | refused with `m` of ours in flight, more than any served went with | a limit of `m`, on trial |
+//! | once its companions answered: refused beside `m` served at once, none served with more | a limit of `m`, on trial |
 //! | served with `m` in flight, `f` of them refused, model followed | `K̂ ← max(K̂, m − f + 1)` |
 //! | refused with `m < K̂` in flight, model followed | `K̂ ← m` |
 //! | refused alone | not a concurrency limit |
@@ -63,6 +83,22 @@ const RECENT: usize = 32;
 /// Refusals awaiting their companions' answers, at most (older ones are
 /// dropped unjudged: a burst of refusals at concurrency 16 fits).
 const PENDING_CAP: usize = 32;
+
+/// Answers remembered for the counting evidence: enough to hold every
+/// companion of the answers awaiting theirs.
+const ANSWERS: usize = 4 * RECENT;
+
+/// One answer, for the counting evidence: when its send went and when it
+/// was answered, whether it was served, and the latest send of ours when
+/// it was answered (its companions are numbered up to that).
+#[derive(Debug, Clone, Copy)]
+struct Answer {
+    seq: u64,
+    sent: Instant,
+    answered: Instant,
+    served: bool,
+    last: u64,
+}
 
 /// A refusal whose companions have not all answered yet. Its companions
 /// are the sends of ours in flight when it was answered: those numbered up
@@ -86,6 +122,17 @@ pub(crate) struct ConcurrencyLimit {
     /// How many others of ours were in flight as each of the last
     /// [`RECENT`] sends served went.
     recent_served: VecDeque<u32>,
+    /// How many of ours were served at once beside each of the last
+    /// [`RECENT`] sends served, itself included (counted once its
+    /// companions answered).
+    recent_together: VecDeque<u32>,
+    /// The last [`RECENT`] refusals counted: when answered, and how many
+    /// of ours were served at once beside it.
+    recent_counted: VecDeque<(Instant, u32)>,
+    /// The latest [`ANSWERS`] answers, and those whose companions have not
+    /// all answered yet (at most [`PENDING_CAP`]).
+    answers: VecDeque<Answer>,
+    uncounted: VecDeque<Answer>,
     /// The last [`RECENT`] refusals: sequence number, when answered, and
     /// how many others of ours were in flight as it went.
     recent_refused: VecDeque<(u64, Instant, u32)>,
@@ -150,6 +197,7 @@ impl ConcurrencyLimit {
     pub(crate) fn abandoned(&mut self, seq: u64) {
         if self.outstanding.remove(&seq).is_some() {
             self.companion_answered(seq, None);
+            self.count_settled(true);
         }
     }
 
@@ -168,7 +216,7 @@ impl ConcurrencyLimit {
 
     /// Send `seq` was refused at `now`.
     pub(crate) fn refused(&mut self, seq: u64, now: Instant) -> Refusal {
-        let Some((round_trip, others)) = self.answer(seq, now) else {
+        let Some((round_trip, others)) = self.answer(seq, now, false) else {
             return Refusal::Other;
         };
         // A refused send is nobody's companion served.
@@ -183,13 +231,20 @@ impl ConcurrencyLimit {
         // first may arrive after those that went next (answers and
         // arrivals reorder, new connections most).
         let sent_after = self.last_sent.is_some_and(|last| last > seq);
+        let followed = self.limit().is_some();
         if others == 0 && !sent_after {
             // Alone and refused: no concurrency limit explains it.
             self.evidence = (self.evidence - 2).max(-EVIDENCE_CAP);
             self.limit = None;
+            self.count_settled(false);
+            tracing::trace!(
+                seq,
+                ?round_trip,
+                evidence = self.evidence,
+                "courteous: concurrency model: refused alone, refuted"
+            );
             return Refusal::Other;
         }
-        let followed = self.limit().is_some();
         let mut outcome = Refusal::Other;
         if followed {
             // Fewer of ours in service than followed: others share the
@@ -210,6 +265,19 @@ impl ConcurrencyLimit {
                 served: 0,
             });
         }
+        if self.count_settled(true) {
+            outcome = Refusal::Followed;
+        }
+        tracing::trace!(
+            seq,
+            ?round_trip,
+            others,
+            sent_after,
+            ?outcome,
+            limit = ?self.limit,
+            evidence = self.evidence,
+            "courteous: concurrency model: refused"
+        );
         outcome
     }
 
@@ -217,13 +285,9 @@ impl ConcurrencyLimit {
     /// model became followed with this answer.
     pub(crate) fn served(&mut self, seq: u64, now: Instant) -> bool {
         let before = self.limit().is_some();
-        if let Some((round_trip, others)) = self.answer(seq, now) {
+        if let Some((round_trip, others)) = self.answer(seq, now, true) {
             self.companion_answered(seq, Some(round_trip));
             self.round_trip.observe(round_trip);
-            if self.recent_served.len() == RECENT {
-                self.recent_served.pop_front();
-            }
-            self.recent_served.push_back(others);
             // Served beside the others in flight as it went, less those of
             // them refused: the server served at least that many at once.
             let sent = now.checked_sub(round_trip).unwrap_or(now);
@@ -233,29 +297,38 @@ impl ConcurrencyLimit {
                 .filter(|&&(refused, answered, _)| refused < seq && answered >= sent)
                 .count() as u32;
             let together = others.saturating_sub(refused) + 1;
+            if self.recent_served.len() == RECENT {
+                self.recent_served.pop_front();
+            }
+            self.recent_served.push_back(others);
             if before {
                 self.limit = self.limit.map(|limit| limit.max(together));
             } else {
                 self.trial_from(sent);
             }
+            self.count_settled(true);
+            tracing::trace!(
+                seq,
+                ?round_trip,
+                others,
+                together,
+                limit = ?self.limit,
+                evidence = self.evidence,
+                "courteous: concurrency model: served"
+            );
         }
         !before && self.limit().is_some()
     }
 
-    /// Starts a trial at a limit of `others` if the counting evidence
-    /// says so: a send refused with `others` of ours in flight, while
-    /// sends served recently (one at least: a burst refused whole shows
-    /// no limit of ours) all went with fewer.
+    /// Starts a trial at a limit of `others` if the count made as the
+    /// sends went says so: a send refused with `others` of ours in flight,
+    /// while sends served recently (one at least: a burst refused whole
+    /// shows no limit of ours) all went with fewer.
     fn trial(&mut self, others: u32) -> bool {
         let shown = others > 0
-            && self.evidence >= 0
             && !self.recent_served.is_empty()
             && self.recent_served.iter().all(|&served| served < others);
-        if shown {
-            self.limit = Some(self.limit.map_or(others, |limit| limit.min(others)));
-            self.evidence = self.evidence.max(1);
-        }
-        shown
+        shown && self.start_trial(others)
     }
 
     /// A send that went at `sent` was served: the refusals answered since
@@ -273,11 +346,126 @@ impl ConcurrencyLimit {
         }
     }
 
-    /// Takes `seq` out of the sends in flight: its round trip and how many
-    /// others were in flight as it went (`None` for a send never recorded).
-    fn answer(&mut self, seq: u64, now: Instant) -> Option<(Duration, u32)> {
+    /// Follows a limit of `limit` (or less, if one was measured) on trial,
+    /// unless the evidence is below zero.
+    fn start_trial(&mut self, limit: u32) -> bool {
+        if self.evidence < 0 {
+            return false;
+        }
+        self.limit = Some(self.limit.map_or(limit, |known| known.min(limit)));
+        self.evidence = self.evidence.max(1);
+        tracing::trace!(limit, "courteous: concurrency model: a limit on trial");
+        true
+    }
+
+    /// Takes `seq` out of the sends in flight and remembers its answer:
+    /// its round trip and how many others were in flight as it went
+    /// (`None` for a send never recorded).
+    fn answer(&mut self, seq: u64, now: Instant, served: bool) -> Option<(Duration, u32)> {
         let (sent, others) = self.outstanding.remove(&seq)?;
+        let answer = Answer {
+            seq,
+            sent,
+            answered: now,
+            served,
+            last: self.last_sent.unwrap_or(seq),
+        };
+        if self.answers.len() == ANSWERS {
+            self.answers.pop_front();
+        }
+        self.answers.push_back(answer);
+        if self.uncounted.len() == PENDING_CAP {
+            self.uncounted.pop_front();
+        }
+        self.uncounted.push_back(answer);
         Some((now.saturating_duration_since(sent), others))
+    }
+
+    /// Counts the answers whose companions (the sends of ours in flight at
+    /// some instant of their round trips) have all answered: how many of
+    /// those served were in flight at once beside each. A count made then
+    /// does not depend on the order the server saw the sends in (sends
+    /// that go together reach it in any order). Returns whether a trial
+    /// started (`may_trial`: one may).
+    fn count_settled(&mut self, may_trial: bool) -> bool {
+        let oldest_out = self.outstanding.keys().next().copied();
+        let (settled, waiting): (VecDeque<Answer>, VecDeque<Answer>) = self
+            .uncounted
+            .drain(..)
+            .partition(|answer| oldest_out.is_none_or(|oldest| oldest > answer.last));
+        self.uncounted = waiting;
+        let mut refusals = Vec::new();
+        for answer in &settled {
+            let beside = self.served_beside(answer);
+            if answer.served {
+                if self.recent_together.len() == RECENT {
+                    self.recent_together.pop_front();
+                }
+                self.recent_together.push_back(beside + 1);
+            } else {
+                if self.recent_counted.len() == RECENT {
+                    self.recent_counted.pop_front();
+                }
+                self.recent_counted.push_back((answer.answered, beside));
+                refusals.push(beside);
+            }
+        }
+        if !may_trial || self.limit().is_some() {
+            return false;
+        }
+        // A refusal counted now, or one answered since a send counted now
+        // went (the same burst): the fewest served beside any of them.
+        let since = settled
+            .iter()
+            .filter(|answer| answer.served)
+            .map(|answer| answer.sent)
+            .min();
+        let fewest = self
+            .recent_counted
+            .iter()
+            .filter(|&&(answered, _)| since.is_some_and(|sent| answered >= sent))
+            .map(|&(_, beside)| beside)
+            .chain(refusals)
+            .filter(|&beside| beside > 0)
+            .min();
+        // Shown as by `trial`, counted from the round trips: refused while
+        // `beside` were served at once, when none was served with more.
+        fewest.is_some_and(|beside| {
+            !self.recent_together.is_empty()
+                && self
+                    .recent_together
+                    .iter()
+                    .all(|&together| together <= beside)
+                && self.start_trial(beside)
+        })
+    }
+
+    /// How many sends of ours served were in flight at once beside
+    /// `answer` at some instant of its round trip (its companions, all
+    /// answered). Round trips are half-open, `[sent, answered)`: a send
+    /// that went as another was answered went after it.
+    fn served_beside(&self, answer: &Answer) -> u32 {
+        let companions = || {
+            self.answers.iter().filter(|other| {
+                other.served
+                    && other.seq != answer.seq
+                    && other.seq <= answer.last
+                    && other.answered > answer.sent
+            })
+        };
+        let at = |instant: Instant| {
+            companions()
+                .filter(|other| other.sent <= instant && instant < other.answered)
+                .count() as u32
+        };
+        // The count changes only where a companion went.
+        companions()
+            .map(|other| other.sent)
+            .filter(|&sent| sent > answer.sent && sent <= answer.answered)
+            .chain([answer.sent])
+            .map(at)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Judges the refusals whose companions have all answered.
@@ -290,9 +478,17 @@ impl ConcurrencyLimit {
             }
             !finished
         });
-        for served in judged.into_iter().filter(|&served| served > 0) {
-            self.evidence = (self.evidence + 1).min(EVIDENCE_CAP);
-            self.limit = Some(self.limit.map_or(served, |limit| limit.min(served)));
+        for served in judged {
+            if served > 0 {
+                self.evidence = (self.evidence + 1).min(EVIDENCE_CAP);
+                self.limit = Some(self.limit.map_or(served, |limit| limit.min(served)));
+            }
+            tracing::trace!(
+                served,
+                limit = ?self.limit,
+                evidence = self.evidence,
+                "courteous: concurrency model: refusal judged by its companions"
+            );
         }
     }
 }
@@ -345,6 +541,45 @@ mod tests {
         assert_eq!(model.limit(), Some(2));
         assert!(model.admits(1));
         assert!(!model.admits(2));
+    }
+
+    /// Four sends at once reach a server that serves two for 200 ms and
+    /// refuses the others after as long, in another order than they went
+    /// (on sockets, each on a connection of its own): the first and the
+    /// last are served. Counted as they went, the refusals went beside one
+    /// and two, the last send served beside three: no limit shows. Counted
+    /// once all four answered, two were served at once beside each
+    /// refusal, and no more beside either send served: a limit of two.
+    #[test]
+    fn a_burst_served_in_another_order_shows_its_limit_once_all_answered() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        assert_eq!(model.refused(1, t + ms(202)), Refusal::Other);
+        assert_eq!(model.refused(2, t + ms(202)), Refusal::Other);
+        assert!(!model.served(3, t + ms(202)), "the first send is still out");
+        assert!(model.served(0, t + ms(203)));
+        assert_eq!(model.limit(), Some(2));
+        assert!(model.admits(1));
+        assert!(!model.admits(2));
+    }
+
+    /// The same burst after four were served at once: a refusal beside two
+    /// is no limit of two (a rate's units ran out).
+    #[test]
+    fn a_burst_counted_once_all_answered_shows_no_limit_below_one_served() {
+        let mut model = ConcurrencyLimit::default();
+        let t = four_served_at_once(&mut model, Instant::now());
+        for seq in 10..14 {
+            model.sent(seq, t);
+        }
+        model.refused(11, t + ms(202));
+        model.refused(12, t + ms(202));
+        model.served(13, t + ms(202));
+        assert!(!model.served(10, t + ms(203)));
+        assert_eq!(model.limit(), None);
     }
 
     #[test]

@@ -192,6 +192,7 @@ impl ScopeState {
         self.stats.sent += 1;
         self.concurrency.sent(seq, now);
         self.drain.sent(seq, now);
+        tracing::trace!(seq, in_flight = self.in_flight, "courteous: sent");
         if config.pacing {
             self.metered.take(now, seq, costs);
             if let Some(declared) = self.declared.as_mut() {
@@ -445,6 +446,11 @@ impl ScopeState {
         if let Some(until) = until {
             self.pause_until = Some(self.pause_until.map_or(until, |p| p.max(until)));
         }
+        tracing::trace!(
+            seq,
+            paused_for = ?self.pause_until.map(|p| p.saturating_duration_since(now)),
+            "courteous: refusal not explained by a concurrency limit: scope paused"
+        );
 
         if !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);

@@ -87,6 +87,16 @@ async fn drive(case: &Case, time_cap: f64, sent_cap: u64) -> Outcome {
     let (kind_style, rounding) = (case.style, case.rounding);
     // `COURTEOUS_SWEEP_TRACE=1`: every arrival, for a case run alone.
     let trace = std::env::var_os("COURTEOUS_SWEEP_TRACE").is_some();
+    if trace {
+        // And the engine's decisions, as `RUST_LOG` asks (say
+        // `courteous=trace`), in order among the arrivals.
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .without_time()
+            .with_ansi(false)
+            .with_test_writer()
+            .try_init();
+    }
     let network = {
         let shared = Arc::clone(&shared);
         tower::service_fn(move |_request: reqwest::Request| {
