@@ -412,6 +412,17 @@ mod tests {
         assert_eq!(disagreeing.reference(), date);
         assert!(disagreeing.measured_against_date());
         assert_eq!(date_header(&headers), Some(date));
+        // What the signal carries: an HTTP-date hint read against the
+        // local clock only when the clocks agree.
+        headers.insert(
+            http::header::RETRY_AFTER,
+            HeaderValue::from_static("Sun, 06 Nov 1994 08:49:39 GMT"),
+        );
+        let parser = crate::signal::SignalParser::new();
+        let status = http::StatusCode::TOO_MANY_REQUESTS;
+        let read = |now| parser.parse_at(status, &headers, None, now);
+        assert!(!read(date + Duration::from_millis(300)).measured_against_date());
+        assert!(read(date + Duration::from_secs(5)).measured_against_date());
     }
 
     #[test]
