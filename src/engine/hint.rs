@@ -62,6 +62,8 @@ mod tests {
     #[test]
     fn a_stated_wait_is_as_fine_as_its_value_shows() {
         assert_eq!(resolution(Duration::from_secs(3)), SECOND);
+        // A second at the coarsest: `20` is twenty seconds, not two tens.
+        assert_eq!(resolution(Duration::from_secs(20)), SECOND);
         assert_eq!(
             resolution(Duration::from_nanos(1_500)),
             Duration::from_nanos(100)
