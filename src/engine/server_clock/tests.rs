@@ -28,6 +28,21 @@ impl Server {
     }
 }
 
+/// The interval the clock claims for when the server showed `date` holds
+/// the truth: no later than `arrived − slack`, no earlier than `width`
+/// before that.
+fn assert_holds(server: &Server, date: SystemTime, arrived: Instant, located: Located) {
+    let latest = arrived - located.slack;
+    let truth = server.shows(date);
+    assert!(truth <= latest, "{truth:?} after {latest:?}");
+    assert!(
+        latest - truth <= located.width,
+        "{:?} off, width {:?}",
+        latest - truth,
+        located.width
+    );
+}
+
 fn round_trip(rtt: Duration) -> RoundTrip {
     let mut round_trip = RoundTrip::default();
     for _ in 0..20 {
@@ -62,6 +77,7 @@ fn responses_at_many_phases_locate_the_seconds_to_a_leg() {
         let stamped = t0 + ms(400 + 70 * i);
         let (date, arrived) = server.respond(stamped);
         let located = clock.observe(date, arrived, &rtt);
+        assert_holds(&server, date, arrived, located);
         // The server says "come back at its next second but one",
         // measured against `Date`: 2 s from its arrival.
         let at = date + Duration::from_secs(2);
@@ -104,8 +120,34 @@ fn a_stepped_clock_starts_afresh_and_is_never_early() {
     for i in 0..20 {
         let (date, arrived) = after.respond(t0 + ms(1_000 + 50 * i));
         let located = clock.observe(date, arrived, &rtt);
-        let end = arrived + located.wait(Duration::from_secs(1));
-        assert!(end >= after.shows(date + Duration::from_secs(1)), "{i}");
+        assert_holds(&after, date, arrived, located);
+    }
+}
+
+#[test]
+fn a_clock_stepped_forward_starts_afresh_too() {
+    let t0 = Instant::now();
+    let d0 = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+    let before = Server {
+        boundary: t0,
+        d0,
+        leg: ms(1),
+    };
+    // 3.3 s ahead from t0 + 1 s on.
+    let after = Server {
+        boundary: t0 + ms(700),
+        d0: d0 + Duration::from_secs(4),
+        leg: ms(1),
+    };
+    let rtt = round_trip(ms(2));
+    let mut clock = ServerClock::default();
+    for i in 0..20 {
+        let (date, arrived) = before.respond(t0 + ms(10 + 45 * i));
+        assert_holds(&before, date, arrived, clock.observe(date, arrived, &rtt));
+    }
+    for i in 0..20 {
+        let (date, arrived) = after.respond(t0 + ms(1_000 + 45 * i));
+        assert_holds(&after, date, arrived, clock.observe(date, arrived, &rtt));
     }
 }
 
