@@ -401,25 +401,24 @@ impl ScopeState {
         };
         self.stats.throttled += 1;
         self.pacer.answered(seq, now, false);
-        // Clamped for the arithmetic; a give-up still reports what was asked.
         // An HTTP-date read against `Date` ends sooner once the server's
         // clock is located, and stays as coarse as its whole seconds.
-        let asked = match (located, signal.retry_after()) {
-            (Some(located), Some(hint))
-                if classified_wait.is_none() && hint.source() == HintSource::RetryAfterDate =>
-            {
-                Some(Hint::to_whole_second(located.wait(hint.delay())))
-            }
-            _ => classified_wait
-                .or_else(|| signal.retry_after().map(|h| h.delay()))
-                .map(Hint::stated),
+        let stated = match classified_wait {
+            Some(wait) => Some(Hint::stated(wait)),
+            None => signal.retry_after().map(|hint| match located {
+                Some(located) if hint.source() == HintSource::RetryAfterDate => {
+                    Hint::to_whole_second(located.wait(hint.delay()))
+                }
+                _ => Hint::stated(hint.delay()),
+            }),
         };
-        let hint = asked.map(|h| h.wait.min(MAX_SERVER_WAIT));
-        let asked_hint = asked.map(|h| Hint {
+        // Clamped for the arithmetic; a give-up still reports what was asked.
+        let asked = stated.map(|h| h.wait);
+        let clamped = stated.map(|h| Hint {
             wait: h.wait.min(MAX_SERVER_WAIT),
             ..h
         });
-        let asked = asked.map(|h| h.wait);
+        let hint = clamped.map(|h| h.wait);
         match self.concurrency.refused(seq, now) {
             Refusal::Other => {}
             Refusal::Explained => {
@@ -440,7 +439,7 @@ impl ScopeState {
         } else {
             Some(later(
                 now,
-                self.pause_after_refusal(config, now, asked_hint, metered),
+                self.pause_after_refusal(config, now, clamped, metered),
             ))
         };
         if let Some(until) = until {
@@ -513,10 +512,8 @@ impl ScopeState {
     /// [`Config::unhinted_wait`] doubled per refusal in a row. `metered`:
     /// a quota in another unit explains the refusal; the requests pacer
     /// does not read it as its own, and that quota's wait is the one
-    /// expected.
-    /// The pause after a refusal at `now`: at least the server's wait
-    /// (`stated`, located on our clock), else what the quota's mirror
-    /// expects, else the unhinted wait; and the backoff.
+    /// expected. `stated`: the server's wait, located on our clock, with
+    /// its grain (`hint.rs`).
     fn pause_after_refusal(
         &mut self,
         config: &Config,

@@ -96,59 +96,42 @@ fn responses_at_many_phases_locate_the_seconds_to_a_leg() {
     assert!(worst_late <= ms(72), "{worst_late:?}");
 }
 
-#[test]
-fn a_stepped_clock_starts_afresh_and_is_never_early() {
-    let t0 = Instant::now();
-    let d0 = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+/// The server's clock shows `d0` at `t0`, and from `t0 + 1 s` on runs as
+/// `after` does: the located interval holds the truth throughout.
+fn assert_holds_across_a_step(t0: Instant, d0: SystemTime, after: &Server) {
     let before = Server {
         boundary: t0,
         d0,
         leg: ms(1),
     };
-    // The server's clock stepped back 4.6 s (to another phase too).
+    let rtt = round_trip(ms(2));
+    let mut clock = ServerClock::default();
+    for (server, from) in [(&before, ms(10)), (after, ms(1_000))] {
+        for i in 0..20 {
+            let (date, arrived) = server.respond(t0 + from + ms(45 * i));
+            assert_holds(server, date, arrived, clock.observe(date, arrived, &rtt));
+        }
+    }
+}
+
+#[test]
+fn a_stepped_clock_starts_afresh_and_is_never_early() {
+    let t0 = Instant::now();
+    let d0 = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+    // Stepped back 4.6 s (to another phase too).
     let after = Server {
         boundary: t0 + ms(400),
         d0: d0 - Duration::from_secs(5),
         leg: ms(1),
     };
-    let rtt = round_trip(ms(2));
-    let mut clock = ServerClock::default();
-    for i in 0..20 {
-        let (date, arrived) = before.respond(t0 + ms(10 + 50 * i));
-        clock.observe(date, arrived, &rtt);
-    }
-    for i in 0..20 {
-        let (date, arrived) = after.respond(t0 + ms(1_000 + 50 * i));
-        let located = clock.observe(date, arrived, &rtt);
-        assert_holds(&after, date, arrived, located);
-    }
-}
-
-#[test]
-fn a_clock_stepped_forward_starts_afresh_too() {
-    let t0 = Instant::now();
-    let d0 = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
-    let before = Server {
-        boundary: t0,
-        d0,
-        leg: ms(1),
-    };
-    // 3.3 s ahead from t0 + 1 s on.
+    assert_holds_across_a_step(t0, d0, &after);
+    // Stepped forward 3.3 s.
     let after = Server {
         boundary: t0 + ms(700),
         d0: d0 + Duration::from_secs(4),
         leg: ms(1),
     };
-    let rtt = round_trip(ms(2));
-    let mut clock = ServerClock::default();
-    for i in 0..20 {
-        let (date, arrived) = before.respond(t0 + ms(10 + 45 * i));
-        assert_holds(&before, date, arrived, clock.observe(date, arrived, &rtt));
-    }
-    for i in 0..20 {
-        let (date, arrived) = after.respond(t0 + ms(1_000 + 45 * i));
-        assert_holds(&after, date, arrived, clock.observe(date, arrived, &rtt));
-    }
+    assert_holds_across_a_step(t0, d0, &after);
 }
 
 #[test]
