@@ -153,10 +153,7 @@ impl SignalParser {
         let fields = Fields::scan(headers);
         if fields.is_empty() && problem.is_none() {
             // `Date` alone: the engine locates the server's clock with it.
-            return Signal::default().with_date(date_header(headers).map(|at| ServerDate {
-                at,
-                measured_against: false,
-            }));
+            return Signal::default().with_date(date_header(headers));
         }
         let problem = problem.unwrap_or_default();
         let clock = Clock::new(headers, now()).with_reset_format(self.reset_format);
@@ -221,6 +218,6 @@ impl SignalParser {
         Signal::from_parts(hint, policies)
             .with_violated_policies(problem.violated_policies)
             .with_extras(extras)
-            .with_date(date)
+            .with_server_date(date)
     }
 }

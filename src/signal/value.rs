@@ -67,9 +67,30 @@ impl Signal {
         }
     }
 
-    pub(crate) fn with_date(mut self, date: Option<ServerDate>) -> Self {
+    pub(crate) fn with_server_date(mut self, date: Option<ServerDate>) -> Self {
         self.date = date;
         self
+    }
+
+    /// The signal with the response's `Date` header (`None`: without one),
+    /// for a custom parser: the engine locates the server's clock with it.
+    /// Its times are taken as read against the local clock.
+    ///
+    /// ```
+    /// use std::time::SystemTime;
+    /// use courteous::signal::Signal;
+    ///
+    /// let date = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+    /// let signal = Signal::default().with_date(Some(date));
+    /// assert_eq!(signal.date(), Some(date));
+    /// // A `Date` alone says nothing of the rate limits.
+    /// assert!(signal.is_empty());
+    /// ```
+    pub fn with_date(self, date: Option<SystemTime>) -> Self {
+        self.with_server_date(date.map(|at| ServerDate {
+            at,
+            measured_against: false,
+        }))
     }
 
     /// The response's `Date` header (whole seconds on the server's clock),
