@@ -297,6 +297,7 @@ pub(crate) fn ignored(field: Field, value: &HeaderValue, why: &str) {
 pub(crate) struct Clock<'a> {
     headers: &'a HeaderMap,
     now: SystemTime,
+    date: OnceCell<Option<SystemTime>>,
     reference: OnceCell<SystemTime>,
     reset_format: ResetFormat,
 }
@@ -306,6 +307,7 @@ impl<'a> Clock<'a> {
         Self {
             headers,
             now,
+            date: OnceCell::new(),
             reference: OnceCell::new(),
             reset_format: ResetFormat::Auto,
         }
@@ -358,12 +360,15 @@ impl<'a> Clock<'a> {
     /// Otherwise the clocks differ (or the response spent more than the rest
     /// of its second in transit) and `Date` is the reference.
     pub(crate) fn reference(&self) -> SystemTime {
-        *self
-            .reference
-            .get_or_init(|| match date_header(self.headers) {
-                Some(date) if !agrees_with(self.now, date) => date,
-                _ => self.now,
-            })
+        *self.reference.get_or_init(|| match self.date() {
+            Some(date) if !agrees_with(self.now, date) => date,
+            _ => self.now,
+        })
+    }
+
+    /// The response's `Date` (parsed once).
+    pub(crate) fn date(&self) -> Option<SystemTime> {
+        *self.date.get_or_init(|| date_header(self.headers))
     }
 
     /// Whether a time was read against `Date` (see [`Self::reference`]).

@@ -211,7 +211,7 @@ impl SignalParser {
                 Some(Refusal::Aws { code })
             }),
         };
-        let date = date_header(headers).map(|at| ServerDate {
+        let date = clock.date().map(|at| ServerDate {
             at,
             measured_against: clock.measured_against_date(),
         });

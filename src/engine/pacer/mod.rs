@@ -936,7 +936,7 @@ impl Pacer {
     /// The kind of quota this mirror paces now (`engine/kind.rs`; the rows
     /// of the table above).
     pub(crate) fn kind(&self) -> QuotaKind {
-        if self.window.is_sliding() && !self.drains {
+        if self.sliding() {
             QuotaKind::SlidingLog
         } else if self.counter || self.learned.trickle().is_some() {
             QuotaKind::SlidingCounter
