@@ -4,10 +4,11 @@
 /// The kind of quota the engine paces a scope by, as far as its evidence
 /// goes (read with [`ScopeStats::quota_kind`](crate::ScopeStats::quota_kind)).
 ///
-/// Nothing is fixed for good by one reading: the kind is read anew from the
-/// models' state every time (a concurrency limit refuted by a lone refused
-/// send is no longer one). Quotas in other units (tokens) and a declared
-/// quota are paced beside it and are not a kind.
+/// The kind is read anew from the models' state every time (a concurrency
+/// limit refuted by a lone refused send is no longer one), though some of
+/// that state is still held for good once seen (a fixed window or a
+/// sliding log the pacer recognised stays one). Quotas in other units
+/// (tokens) and a declared quota are paced beside it and are not a kind.
 ///
 /// | kind | the evidence | paced by |
 /// |---|---|---|
