@@ -13,7 +13,7 @@ use rand::{RngExt, SeedableRng};
 use tokio::time::Instant;
 use tower::{Layer, ServiceExt};
 
-use super::case::Case;
+use super::case::{self, Case};
 use super::server::Server;
 use super::style;
 
@@ -75,14 +75,14 @@ async fn drive(case: &Case, time_cap: f64, sent_cap: u64) -> Outcome {
         claimed: 0,
         finished_at: None,
     }));
-    let (half, jitter) = (case.rtt / 2.0, case.jitter);
+    let (rtt, jitter) = (case.rtt, case.jitter);
     let leg = move |rng: &mut SmallRng| {
         let spread = if jitter > 0.0 {
             rng.random_range(-jitter..jitter)
         } else {
             0.0
         };
-        Duration::from_secs_f64(half * (1.0 + spread))
+        Duration::from_secs_f64(case::leg(rtt, spread))
     };
     let (kind_style, rounding) = (case.style, case.rounding);
     // `COURTEOUS_SWEEP_TRACE=1`: every arrival, for a case run alone.
