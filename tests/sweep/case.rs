@@ -175,11 +175,11 @@ impl Case {
     }
 
     /// One leg of the network, `spread` ∈ (−`jitter`, `jitter`) of the
-    /// half round trip off its mean, in whole milliseconds: tokio's paused
-    /// timer wakes only on them, so a finer leg would be rounded up to the
-    /// next one by the harness (a 0.35 ms leg took 1 ms) and charged to
-    /// the client; whole milliseconds are slept exactly and the oracle
-    /// (`oracle.rs`) walks the same legs.
+    /// half round trip off its mean, rounded up to whole milliseconds:
+    /// tokio's paused timer wakes only on them, so the harness slept a
+    /// finer leg that long anyway (a 0.35 ms leg took 1 ms), and the
+    /// oracle (`oracle.rs`), walking the exact legs, did not charge itself
+    /// for it. Now both walk the same legs.
     pub fn leg(&self, spread: f64) -> f64 {
         leg(self.rtt, spread)
     }
@@ -187,7 +187,7 @@ impl Case {
 
 /// [`Case::leg`] of a round trip `rtt`.
 pub fn leg(rtt: f64, spread: f64) -> f64 {
-    (rtt / 2.0 * (1.0 + spread) * 1000.0).round().max(0.0) / 1000.0
+    (rtt / 2.0 * (1.0 + spread) * 1000.0).ceil().max(0.0) / 1000.0
 }
 
 /// The operating points a user reported (issue 32's table), as cases.

@@ -156,7 +156,9 @@ impl Limiter {
                 }
             }
             Kind::Concurrency => {
-                self.log.retain(|&end| end > t);
+                // A slot is free at its end, float dust aside: an arrival
+                // over legs of 0 ms comes at that very instant.
+                self.log.retain(|&end| end > t + 1e-9);
             }
             Kind::SlidingCounter => {
                 let index = ((t - self.phase) / self.window).floor() as i64;

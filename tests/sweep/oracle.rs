@@ -2,7 +2,7 @@
 //! could finish the job. It sends each request to arrive at the first
 //! instant the server admits it (so it is never refused and needs no
 //! hint), with at most `concurrency` requests in flight, every leg of the
-//! network taking `leg`: its mean (about `rtt / 2`, in whole milliseconds:
+//! network taking `leg`: its mean (`rtt / 2` rounded up to whole milliseconds:
 //! [`Case::leg`]) for the floor a client is
 //! judged by, its shortest for a bound no client can beat.
 
