@@ -122,9 +122,11 @@
 //!    ending over a second before the end a whole-second reset names ends
 //!    the window there: no fixed window ends so early (`window.rs`; the
 //!    counter with `RateLimit-Reset`, whose reset names its two-window
-//!    end: 8.0 s before, 4.6–4.9 s in 9 of 10 runs after). Only resets under
-//!    10 s are probed (`PROBE_RESETS_UNDER`): beyond, waiting for the reset
-//!    loses little.
+//!    end: 8.0 s before, 4.6–4.9 s in 9 of 10 runs after). A reset of any
+//!    length is probed: a sliding window counter's reset names the end of
+//!    its two-window weight, and waiting for it loses up to a window
+//!    however long the window is; a fixed window pays one refused probe
+//!    per scope (GitHub's hourly limit too).
 //!
 //! 6. **Fixed windows.** A window refills all at once at a boundary; a
 //!    mirror refilled at `limit / window` runs into the window's end and

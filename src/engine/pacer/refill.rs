@@ -10,11 +10,6 @@ use super::{EPSILON, MEASURE_HORIZON, Pacer, opens_short, secs};
 /// whole units, so at 20/s the lower bound is 10 % under the truth after
 /// 0.5 s and closes in as the span grows (up to `MEASURE_HORIZON`).
 const REFILL_SPAN: Duration = Duration::from_millis(500);
-/// Probe only quotas whose reset is nearer than this. Waiting for a reset
-/// loses at most its rounding (up to 2 s: an epoch against a whole-second
-/// `Date`), under a fifth of a longer cycle: not worth a refused request to
-/// a server counting in fixed windows (GitHub's hourly limit is never probed).
-const PROBE_RESETS_UNDER: Duration = Duration::from_secs(10);
 /// A window of a quota read as fixed windows whose first reading shows no
 /// more than this many units left (counting our requests in flight) did
 /// not come back at a boundary (see [`Pacer::judge_refill`]). Not more: a
@@ -83,9 +78,6 @@ impl Pacer {
             self.refill = Refill::Unknown;
         }
         let cycle = reset.saturating_duration_since(since);
-        if cycle >= PROBE_RESETS_UNDER {
-            return Err(until_reset);
-        }
         let unit = cycle.div_f64(limit);
         // The mirror may be below zero (our requests in flight spend the
         // first units back): the probe's unit is the one after those.
@@ -137,8 +129,8 @@ impl Pacer {
             return;
         };
         let back = remaining.saturating_add(u64::from(others));
-        let short = back <= OPENED_SPENT
-            || (self.coarse_hints && opens_short(remaining, others, limit as u64));
+        let short = opens_short(remaining, others, limit as u64)
+            && (back <= OPENED_SPENT || self.coarse_hints);
         let faster_than_a_counter =
             others == 0 && self.gave_back_faster_than_a_counter(now, remaining, limit);
         match self.refill {

@@ -71,7 +71,9 @@ fn sync_lowers_an_optimistic_estimate_and_raises_a_pessimistic_one() {
     pacer.sync(t0, r(50), 0);
     pacer.sync(t0, r(1), 0); // someone else spent the quota
     assert_eq!(pacer.admit(t0, None), Ok(()));
-    assert_eq!(pacer.admit(t0, None), Err(Duration::from_secs(10)));
+    // Spent: the next unit only when linear refill would bring one (10 s /
+    // 100), the probe.
+    assert_eq!(pacer.admit(t0, None), Err(ms(100)));
     pacer.sync(t0, r(5), 0); // the server is kinder than we thought
     for _ in 0..5 {
         assert_eq!(pacer.admit(t0, None), Ok(()));
@@ -89,13 +91,21 @@ fn others_in_flight_are_subtracted() {
 }
 
 #[test]
-fn without_a_rate_wait_for_the_reset_then_the_limit_is_back() {
+fn without_a_rate_a_long_reset_is_probed_and_refused_the_limit_is_back_at_it() {
     let mut pacer = Pacer::default();
     let t0 = Instant::now();
-    // A reset this far is not probed (see `PROBE_RESETS_UNDER`).
     pacer.sync(t0, reading(1, 3, None, Some(Duration::from_secs(60))), 0);
     assert_eq!(pacer.admit(t0, None), Ok(()));
-    assert_eq!(pacer.admit(t0 + ms(500), None), Err(ms(59_500)));
+    // Linear refill would bring a unit back every 60 s / 3: the probe.
+    assert_eq!(pacer.admit(t0 + ms(500), None), Err(ms(19_500)));
+    let probe = t0 + Duration::from_secs(20);
+    assert_eq!(pacer.admit(probe, None), Ok(()));
+    pacer.on_throttle(probe, None, Duration::ZERO);
+    // Refused: fixed windows, nothing before the reset.
+    assert_eq!(
+        pacer.admit(probe + ms(500), None),
+        Err(Duration::from_secs(40) - ms(500))
+    );
     let reset = t0 + Duration::from_secs(60);
     for _ in 0..3 {
         assert_eq!(pacer.admit(reset, None), Ok(()));

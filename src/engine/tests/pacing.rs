@@ -101,10 +101,13 @@ fn stale_responses_do_not_overwrite_newer_quota() {
         &quota(50),
         &Attempt::new(1, true, t0),
     );
-    let (wait, reason) = admit_wait(&engine, &scope, t0 + Duration::from_secs(1));
+    // Spent (not 50 left): the probe goes when linear refill would bring
+    // a unit back (60 s / 100 each), the second one: the zero was read with
+    // the older send in flight, which may take the first.
+    let (wait, reason) = admit_wait(&engine, &scope, t0 + Duration::from_millis(100));
     assert_eq!(
         (wait, reason),
-        (Duration::from_secs(59), WaitReason::Pacing)
+        (Duration::from_millis(1100), WaitReason::Pacing)
     );
 }
 
