@@ -57,10 +57,9 @@ async fn a_fresh_quota_is_spent_without_a_single_refusal() {
     // Eight requests against a fresh quota of five per ten seconds: the
     // headers of the fifth answer (`x-ratelimit-remaining: 0`,
     // `x-ratelimit-reset`) hold the sixth back until the window has reset.
-    // Ten seconds is the shortest reset the engine waits out without a
-    // probe (a quota without a window whose reset is nearer may refill
-    // continuously and is probed once, `engine/pacer/refill.rs`); GitHub's
-    // hourly reset takes the same path.
+    // `x-ratelimit-resource` says it is GitHub's, whose quotas come back
+    // whole at their reset: no probe for a continuous refill
+    // (`Quota::fixed_window`; without it, one refused probe per scope).
     let api = GitHubApi::new(nz(5), Duration::from_secs(10));
     let server = mount(&api).await;
     let client = github();

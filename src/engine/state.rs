@@ -318,6 +318,7 @@ impl ScopeState {
             reset: tightest_reset(signal, quota, located).map(|reset| reset.min(MAX_SERVER_WAIT)),
             reset_precision: located_precision(quota, located),
             seq: Some(seq),
+            fixed_window: quota.fixed_window(),
         };
         // A `used/size` quota's drain is measured (`drain.rs`); the parser's
         // assumed one is the prior. The header states no reset: the time to

@@ -32,6 +32,8 @@ pub struct Quota {
     /// unit: an epoch read against a whole-second `Date` (two seconds for
     /// whole-second epochs).
     reset_precision: Option<Duration>,
+    /// The dialect says the quota comes back whole at its reset.
+    fixed_window: bool,
 }
 
 impl Quota {
@@ -47,6 +49,7 @@ impl Quota {
             partition_key: None,
             source,
             reset_precision: None,
+            fixed_window: false,
         }
     }
 
@@ -78,6 +81,12 @@ impl Quota {
     /// Sets what the quota counts.
     pub fn with_unit(mut self, unit: QuotaUnit) -> Self {
         self.unit = unit;
+        self
+    }
+    /// States that the quota comes back whole at its reset, in fixed
+    /// windows, as the dialect documents it (see [`Quota::fixed_window`]).
+    pub fn with_fixed_window(mut self) -> Self {
+        self.fixed_window = true;
         self
     }
     /// Sets the partition key.
@@ -118,6 +127,29 @@ impl Quota {
     pub fn source(&self) -> QuotaSource {
         self.source
     }
+    /// Whether the dialect documents that the quota comes back whole at
+    /// its reset (fixed windows): GitHub's, named by
+    /// `x-ratelimit-resource`. Otherwise a quota without a stated window
+    /// may refill continuously, and the engine, once it has spent it,
+    /// probes for a unit before its reset; a fixed window is waited out.
+    ///
+    /// ```
+    /// use courteous::signal::SignalParser;
+    /// use http::{HeaderMap, StatusCode};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("x-ratelimit-limit", "5000".parse().unwrap());
+    /// headers.insert("x-ratelimit-remaining", "0".parse().unwrap());
+    /// headers.insert("x-ratelimit-resource", "core".parse().unwrap());
+    /// let signal = SignalParser::new().parse(StatusCode::OK, &headers, None);
+    /// assert!(signal.policies()[0].fixed_window());
+    /// headers.remove("x-ratelimit-resource");
+    /// let signal = SignalParser::new().parse(StatusCode::OK, &headers, None);
+    /// assert!(!signal.policies()[0].fixed_window());
+    /// ```
+    pub fn fixed_window(&self) -> bool {
+        self.fixed_window
+    }
 
     /// The policy's sustained rate in quota units per second (`limit / window`),
     /// when both are known and the window is not zero.
@@ -132,6 +164,9 @@ impl Quota {
 
     pub(crate) fn set_remaining(&mut self, remaining: Option<u64>) {
         self.remaining = remaining;
+    }
+    pub(crate) fn set_fixed_window(&mut self) {
+        self.fixed_window = true;
     }
     pub(crate) fn set_reset(&mut self, reset: Option<Duration>) {
         self.reset = reset;

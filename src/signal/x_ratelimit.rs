@@ -58,9 +58,12 @@ pub(crate) fn read(fields: &Fields<'_>, clock: &Clock<'_>, out: &mut Vec<Quota>)
     for family in [&X_RATELIMIT, &X_DASH_RATE_LIMIT] {
         if let Some(mut quota) = read_family(fields, clock, family) {
             if family.source == QuotaSource::XRateLimit {
-                let name = fields
-                    .text(Field::XRateLimitResource)
-                    .or_else(|| fields.text(Field::XRateLimitBucket));
+                let resource = fields.text(Field::XRateLimitResource);
+                // GitHub's resources reset whole at `x-ratelimit-reset`.
+                if resource.is_some() {
+                    quota.set_fixed_window();
+                }
+                let name = resource.or_else(|| fields.text(Field::XRateLimitBucket));
                 quota.set_name(name.map(str::to_owned));
             }
             out.push(quota);

@@ -184,5 +184,6 @@ impl Respond for GitHubApi {
                 (self.limit.get() - remaining).to_string(),
             )
             .insert_header("x-ratelimit-reset", ceil_secs(epoch + reset).to_string())
+            .insert_header("x-ratelimit-resource", "core")
     }
 }

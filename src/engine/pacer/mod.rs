@@ -279,6 +279,9 @@ pub(crate) struct QuotaReading {
     pub(crate) reset_precision: Option<Duration>,
     /// The engine's number for the send this reading answers.
     pub(crate) seq: Option<u64>,
+    /// The dialect says the quota comes back whole at its reset
+    /// (`Quota::fixed_window`).
+    pub(crate) fixed_window: bool,
 }
 
 impl QuotaReading {
@@ -404,7 +407,7 @@ impl Pacer {
                 .or(self
                     .learned
                     .rate()
-                    .filter(|_| !self.spent_unprobed || self.refill == Refill::Windowed)),
+                    .filter(|_| !self.spent_unprobed || self.refill.windowed())),
         }
     }
 
@@ -632,6 +635,9 @@ impl Pacer {
     /// of our requests still in flight.
     pub(crate) fn sync(&mut self, now: Instant, reading: QuotaReading, others: u32) {
         self.promise.read(now);
+        if reading.fixed_window {
+            self.refill = Refill::Stated;
+        }
         if let Some(limit) = reading.limit {
             self.policy_capacity = Some(limit as f64);
             if let Some(window) = reading.window.filter(|w| !w.is_zero()) {
@@ -952,7 +958,7 @@ impl Pacer {
     }
 
     fn windowed(&self) -> bool {
-        (self.window.is_known() && !self.drains) || self.refill == Refill::Windowed
+        (self.window.is_known() && !self.drains) || self.refill.windowed()
     }
 
     /// Whether the quota is paced as a sliding log: recognised as one,
@@ -1065,7 +1071,7 @@ impl Pacer {
                 self.refill = Refill::Windowed;
                 self.observed_rate = None;
             }
-            Refill::Unknown | Refill::Windowed => {}
+            Refill::Unknown | Refill::Windowed | Refill::Stated => {}
         }
         // Without quota numbers: refused again (with a hint) after spending
         // most of the burst learned from the first refusal, the units come
@@ -1095,7 +1101,7 @@ impl Pacer {
         // probe: its hint may show it off the second grid (window.rs).
         if let Some(h) = hint.filter(|h| !h.is_zero())
             && self.policy_rate.is_none()
-            && self.refill == Refill::Windowed
+            && self.refill.windowed()
         {
             self.window
                 .hinted(now, h, self.coarse_hints, self.learned.burst_start());

@@ -37,6 +37,18 @@ pub(super) enum Refill {
     Continuous { measured: bool },
     /// The probe was refused: nothing comes back before the reset.
     Windowed,
+    /// The dialect says so ([`Quota::fixed_window`]): nothing comes back
+    /// before the reset, and no probe asks.
+    ///
+    /// [`Quota::fixed_window`]: crate::signal::Quota::fixed_window
+    Stated,
+}
+
+impl Refill {
+    /// Whether nothing comes back before the reset.
+    pub(super) fn windowed(self) -> bool {
+        matches!(self, Refill::Windowed | Refill::Stated)
+    }
 }
 
 /// The reading that opened a window probed once more
@@ -99,7 +111,7 @@ impl Pacer {
             Refill::Unknown => Err(due.saturating_duration_since(now)),
             // Look again a unit later: the probe's answer will be in.
             Refill::Probing { .. } => Err(unit.max(Duration::from_millis(1)).min(until_reset)),
-            Refill::Continuous { .. } | Refill::Windowed => Err(until_reset),
+            Refill::Continuous { .. } | Refill::Windowed | Refill::Stated => Err(until_reset),
         }
     }
 

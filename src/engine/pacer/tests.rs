@@ -19,6 +19,7 @@ fn reading(
         reset,
         reset_precision: None,
         seq: None,
+        fixed_window: false,
     }
 }
 
@@ -1006,6 +1007,7 @@ fn lent_unit_answered(pacer: &mut Pacer, t0: Instant, remaining: u64) -> Instant
     let answer = unit_lent_at_the_hint_s_end(pacer, t0) + ms(1);
     let reading = QuotaReading {
         seq: Some(21),
+        fixed_window: false,
         ..policy_1s(remaining)
     };
     pacer.sync(answer, reading, 0);
@@ -1327,6 +1329,7 @@ fn paced_alone(
         let left = remaining(seq + 1, now);
         let policy = QuotaReading {
             seq: Some(seq),
+            fixed_window: false,
             ..reading(left, 20, Some(second), Some(second))
         };
         pacer.sync(now, policy, 0);
@@ -1439,6 +1442,7 @@ fn a_count_made_before_the_latest_one_is_not_judged_as_others_spending() {
     let second = Duration::from_secs(1);
     let policy = |remaining: u64, seq: u64| QuotaReading {
         seq: Some(seq),
+        fixed_window: false,
         ..reading(remaining, 40, Some(second), Some(second))
     };
     // Alone, one at a time: sends 0..15 read 39..25.
@@ -1486,6 +1490,7 @@ fn a_count_made_before_the_latest_one_is_not_judged_as_others_spending() {
 fn answer_1s(seq: u64, remaining: u64) -> QuotaReading {
     QuotaReading {
         seq: Some(seq),
+        fixed_window: false,
         ..policy_1s(remaining)
     }
 }
