@@ -934,4 +934,21 @@ mod tests {
         assert!(model.uncounted.len() <= PENDING_CAP);
         assert!(model.outstanding.is_empty());
     }
+
+    /// A refusal of a send that went first (nothing in flight as it went,
+    /// others after it) counts nothing as they went: the burst's other
+    /// refusals show the limit.
+    #[test]
+    fn a_refusal_that_went_first_hides_no_limit_counted_as_they_went() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        assert_eq!(model.refused(0, t + ms(200)), Refusal::Other);
+        assert_eq!(model.refused(2, t + ms(200)), Refusal::Other);
+        assert_eq!(model.refused(3, t + ms(200)), Refusal::Other);
+        assert!(model.served(1, t + ms(200)));
+        assert_eq!(model.limit(), Some(2));
+    }
 }
