@@ -363,4 +363,23 @@ mod tests {
         drain.abandoned(0);
         assert!(drain.out.is_empty());
     }
+
+    /// Refused sends add nothing to the meter: a drop after them is all
+    /// drain.
+    #[test]
+    fn refused_sends_are_not_counted_in_the_meter() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let trip = Duration::from_millis(10);
+        for seq in 0..5 {
+            drain.sent(seq, t0);
+            drain.answered(seq, t0 + trip, false, None);
+        }
+        send(&mut drain, 5, t0, trip, 10, 20);
+        // A second later, one of ours on top, the meter reads 3: at least
+        // 10 − 1 + 1 − 3 = 7 units drained in at most 1.01 s.
+        send(&mut drain, 6, t0 + Duration::from_secs(1), trip, 3, 20);
+        let rate = drain.rate(PRIOR);
+        assert!((rate - 7.0 / 1.01).abs() < 1e-9, "{rate}");
+    }
 }
