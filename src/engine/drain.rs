@@ -382,4 +382,27 @@ mod tests {
         let rate = drain.rate(PRIOR);
         assert!((rate - 7.0 / 1.01).abs() < 1e-9, "{rate}");
     }
+
+    /// A steady drain of one unit a second, read every second with one of
+    /// ours on top: the longer the span between two readings, the tighter
+    /// they bound the rate (`1 ± 1/span`), so the pairs reach back over
+    /// the readings kept, not only the latest.
+    #[test]
+    fn the_pairs_reach_back_over_the_readings_kept() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        // Nearly empty, then a burst of 29 of ours: the first reading
+        // bounds the rate from below only from here on.
+        send(&mut drain, 0, at(0), Duration::ZERO, 1, 40);
+        for seq in 1..30 {
+            drain.sent(seq, at(0));
+            drain.answered(seq, at(0), true, None);
+        }
+        for k in 1..=11 {
+            send(&mut drain, 29 + k, at(k), Duration::ZERO, 30, 40);
+        }
+        let rate = drain.rate(5.0);
+        assert!((rate - 1.1).abs() < 1e-9, "{rate}");
+    }
 }
