@@ -951,4 +951,19 @@ mod tests {
         assert!(model.served(1, t + ms(200)));
         assert_eq!(model.limit(), Some(2));
     }
+
+    /// A refusal is counted once its last companion answered, not before:
+    /// the send that went last, served after it, counts beside it.
+    #[test]
+    fn a_refusal_is_counted_once_its_last_companion_answered() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        model.sent(0, t);
+        model.sent(1, t);
+        model.sent(2, t + ms(1));
+        assert!(!model.served(1, t + ms(300)));
+        assert_eq!(model.refused(0, t + ms(301)), Refusal::Other, "2 is out");
+        assert!(model.served(2, t + ms(302)));
+        assert_eq!(model.limit(), Some(2));
+    }
 }
