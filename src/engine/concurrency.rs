@@ -797,4 +797,173 @@ mod tests {
         model.served(3, t + ms(200));
         assert_eq!(model.limit(), Some(3));
     }
+
+    /// A lone refusal set the evidence below zero: a burst partly served
+    /// then shows a limit, but no trial starts until refusals explained by
+    /// timing bring the evidence back.
+    #[test]
+    fn no_trial_starts_while_the_evidence_is_below_zero() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        model.sent(0, t);
+        assert_eq!(model.refused(0, t + ms(2)), Refusal::Other, "alone");
+        let t = t + ms(2);
+        for seq in 10..14 {
+            model.sent(seq, t);
+        }
+        assert_eq!(model.refused(12, t + ms(200)), Refusal::Other);
+        assert_eq!(model.refused(13, t + ms(200)), Refusal::Other);
+        assert!(!model.served(10, t + ms(200)), "evidence −2: no trial");
+        assert!(!model.served(11, t + ms(200)));
+        assert_eq!(model.limit(), None);
+        assert!(model.admits(100));
+    }
+
+    /// A refusal as slow as the sends served (no timing evidence), sent
+    /// first: two sends served at once beside it, the second of which
+    /// went during its round trip. Counted once all answered, a limit of
+    /// two.
+    #[test]
+    fn a_companion_that_went_during_a_refusal_counts_beside_it() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        model.sent(0, t);
+        model.sent(1, t);
+        model.sent(2, t + ms(1));
+        assert!(!model.served(1, t + ms(300)));
+        assert!(!model.served(2, t + ms(300)));
+        assert_eq!(model.refused(0, t + ms(301)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(2));
+        assert!(model.admits(1));
+        assert!(!model.admits(2));
+    }
+
+    /// Round trips are half-open: a send that went the instant another was
+    /// answered was never in flight beside it. A server serving one at a
+    /// time, back to back, beside a slow refusal: a limit of one.
+    #[test]
+    fn a_send_that_went_as_another_was_answered_was_not_beside_it() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        model.sent(0, t);
+        model.sent(1, t);
+        assert!(!model.served(1, t + ms(100)));
+        model.sent(2, t + ms(100));
+        assert!(!model.served(2, t + ms(200)));
+        assert_eq!(model.refused(0, t + ms(201)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(1));
+        assert!(model.admits(0));
+        assert!(!model.admits(1));
+    }
+
+    /// Of the refusals counted together, one with nothing served beside it
+    /// (another's doing) hides no limit the others show.
+    #[test]
+    fn a_refusal_with_none_served_beside_it_hides_no_limit() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        // 0: refused last, after everything; 1: refused at once, alone of
+        // ours served.
+        model.sent(0, t);
+        model.sent(1, t);
+        assert_eq!(model.refused(1, t + ms(5)), Refusal::Other);
+        // 2 refused beside 3, served, as slowly: counted once 0 answers.
+        model.sent(2, t + ms(10));
+        model.sent(3, t + ms(10));
+        assert!(!model.served(3, t + ms(100)));
+        assert_eq!(model.refused(2, t + ms(100)), Refusal::Other);
+        assert_eq!(model.refused(0, t + ms(500)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(1));
+    }
+
+    /// A refusal counted before the send served beside it (that send waits
+    /// for one that went as it was answered) still shows the limit when
+    /// that send is counted.
+    #[test]
+    fn a_refusal_counted_before_the_send_served_beside_it_shows_the_limit() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        model.sent(0, t);
+        model.sent(1, t + ms(200));
+        // As slow as the send served: no timing evidence.
+        assert_eq!(model.refused(0, t + ms(300)), Refusal::Other);
+        model.sent(2, t + ms(500));
+        assert!(!model.served(1, t + ms(500)), "2 is still out");
+        assert_eq!(model.refused(2, t + ms(600)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(1));
+    }
+
+    /// The sends served at once beside a slow refusal count however many
+    /// answers came after theirs while it was out.
+    #[test]
+    fn companions_answered_long_before_a_slow_refusal_still_count() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        for seq in 1..4 {
+            assert!(!model.served(seq, t + ms(10)));
+        }
+        // Forty sends served one at a time while 0 is out.
+        for k in 0..40 {
+            let seq = 10 + k;
+            let at = t + ms(20 + 10 * k);
+            model.sent(seq, at);
+            assert!(!model.served(seq, at + ms(5)));
+        }
+        assert_eq!(model.refused(0, t + ms(1000)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(3));
+    }
+
+    /// What the model remembers stays bounded however many answers come.
+    #[test]
+    fn the_answers_remembered_are_bounded() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..1000 {
+            let at = t + ms(10 * seq);
+            model.sent(seq, at);
+            if seq % 2 == 0 {
+                model.served(seq, at + ms(5));
+            } else {
+                model.refused(seq, at + ms(5));
+            }
+        }
+        assert!(model.answers.len() <= ANSWERS, "{}", model.answers.len());
+        assert!(model.uncounted.len() <= PENDING_CAP);
+        assert!(model.outstanding.is_empty());
+    }
+
+    /// A refusal of a send that went first (nothing in flight as it went,
+    /// others after it) counts nothing as they went: the burst's other
+    /// refusals show the limit.
+    #[test]
+    fn a_refusal_that_went_first_hides_no_limit_counted_as_they_went() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        assert_eq!(model.refused(0, t + ms(200)), Refusal::Other);
+        assert_eq!(model.refused(2, t + ms(200)), Refusal::Other);
+        assert_eq!(model.refused(3, t + ms(200)), Refusal::Other);
+        assert!(model.served(1, t + ms(200)));
+        assert_eq!(model.limit(), Some(2));
+    }
+
+    /// A refusal is counted once its last companion answered, not before:
+    /// the send that went last, served after it, counts beside it.
+    #[test]
+    fn a_refusal_is_counted_once_its_last_companion_answered() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        model.sent(0, t);
+        model.sent(1, t);
+        model.sent(2, t + ms(1));
+        assert!(!model.served(1, t + ms(300)));
+        assert_eq!(model.refused(0, t + ms(301)), Refusal::Other, "2 is out");
+        assert!(model.served(2, t + ms(302)));
+        assert_eq!(model.limit(), Some(2));
+    }
 }

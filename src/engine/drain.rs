@@ -304,5 +304,105 @@ mod tests {
             );
         }
         assert_eq!(drain.rate(PRIOR), PRIOR);
+        assert!(!drain.measured());
+    }
+
+    /// Two readings at one instant (answered at once, sent as answered):
+    /// no time for anything to drain, so the drop bounds no rate.
+    #[test]
+    fn readings_at_one_instant_bound_no_rate() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        send(&mut drain, 0, t0, Duration::ZERO, 10, 20);
+        send(&mut drain, 1, t0, Duration::ZERO, 3, 20);
+        assert!(!drain.measured());
+        assert_eq!(drain.rate(PRIOR), PRIOR);
+    }
+
+    /// A meter that may have emptied between two readings (idle for long,
+    /// then read holding no more than ours since) drained an unknown
+    /// amount: the pair bounds the rate from below only.
+    #[test]
+    fn a_meter_that_may_have_emptied_bounds_the_rate_from_below_only() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        send(&mut drain, 0, t0, Duration::ZERO, 10, 20);
+        // 100 s later, five of ours: the last reads them alone.
+        let later = t0 + Duration::from_secs(100);
+        for seq in 1..5 {
+            drain.sent(seq, later);
+            drain.answered(seq, later, true, None);
+        }
+        send(&mut drain, 5, later, Duration::ZERO, 5, 20);
+        assert!(drain.measured(), "at least 9 units drained in 100 s");
+        assert_eq!(drain.rate(PRIOR), PRIOR);
+    }
+
+    /// Bounds that meet leave one rate: the drain is that, not something
+    /// to start again from.
+    #[test]
+    fn bounds_that_meet_leave_one_rate() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        // 10, then 8 a second later with one of ours: 2 to 4 a second.
+        send(&mut drain, 0, at(0), Duration::ZERO, 10, 20);
+        send(&mut drain, 1, at(1), Duration::ZERO, 8, 20);
+        // 8 again a second later with one of ours: 0 to 2 a second.
+        send(&mut drain, 2, at(2), Duration::ZERO, 8, 20);
+        assert!(drain.measured());
+        assert_eq!(drain.rate(5.0), 2.0);
+    }
+
+    /// A send cancelled before its answer is forgotten.
+    #[test]
+    fn an_abandoned_send_is_forgotten() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        drain.sent(0, t0);
+        drain.abandoned(0);
+        assert!(drain.out.is_empty());
+    }
+
+    /// Refused sends add nothing to the meter: a drop after them is all
+    /// drain.
+    #[test]
+    fn refused_sends_are_not_counted_in_the_meter() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let trip = Duration::from_millis(10);
+        for seq in 0..5 {
+            drain.sent(seq, t0);
+            drain.answered(seq, t0 + trip, false, None);
+        }
+        send(&mut drain, 5, t0, trip, 10, 20);
+        // A second later, one of ours on top, the meter reads 3: at least
+        // 10 − 1 + 1 − 3 = 7 units drained in at most 1.01 s.
+        send(&mut drain, 6, t0 + Duration::from_secs(1), trip, 3, 20);
+        let rate = drain.rate(PRIOR);
+        assert!((rate - 7.0 / 1.01).abs() < 1e-9, "{rate}");
+    }
+
+    /// A steady drain of one unit a second, read every second with one of
+    /// ours on top: the longer the span between two readings, the tighter
+    /// they bound the rate (`1 ± 1/span`), so the pairs reach back over
+    /// the readings kept, not only the latest.
+    #[test]
+    fn the_pairs_reach_back_over_the_readings_kept() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        // Nearly empty, then a burst of 29 of ours: the first reading
+        // bounds the rate from below only from here on.
+        send(&mut drain, 0, at(0), Duration::ZERO, 1, 40);
+        for seq in 1..30 {
+            drain.sent(seq, at(0));
+            drain.answered(seq, at(0), true, None);
+        }
+        for k in 1..=11 {
+            send(&mut drain, 29 + k, at(k), Duration::ZERO, 30, 40);
+        }
+        let rate = drain.rate(5.0);
+        assert!((rate - 1.1).abs() < 1e-9, "{rate}");
     }
 }

@@ -721,6 +721,7 @@ fn refusals_teach_the_rate_then_a_refused_cycle_trickles() {
     }
     pacer.on_throttle(t1, Some(Hint::stated(ms(400))), Duration::ZERO);
     assert_eq!(pacer.rate(), Some(19.0));
+    assert_eq!(pacer.kind(), QuotaKind::SlidingCounter, "it trickles");
     let back = t1 + ms(400);
     assert_eq!(pacer.admit(back, None), Ok(()));
     assert!(pacer.admit(back, None).is_err(), "a burst of one");
@@ -918,6 +919,7 @@ fn a_reset_beyond_one_window_is_no_fixed_window() {
     // Paced at the 19 per window a counter sustains (its share untouched:
     // no others), not cut as if others spent it.
     assert_eq!(counter.rate(), Some(19.0));
+    assert_eq!(counter.kind(), QuotaKind::SlidingCounter);
     // Shared with others (a refusal said so): our share of that.
     let mut shared = refused_alone(Duration::from_secs(2));
     shared.sharing.on_refusal();
@@ -929,6 +931,7 @@ fn a_reset_beyond_one_window_is_no_fixed_window() {
     let window = refused_alone(Duration::from_secs(1));
     assert!(window.window.is_known());
     assert_eq!(window.rate(), Some(20.0));
+    assert_eq!(window.kind(), QuotaKind::FixedWindow);
 }
 
 /// A sliding window counter's reading: 20 per second, its reset two
