@@ -126,7 +126,9 @@
 //!    length is probed: a sliding window counter's reset names the end of
 //!    its two-window weight, and waiting for it loses up to a window
 //!    however long the window is; a fixed window pays one refused probe
-//!    per scope (GitHub's hourly limit too).
+//!    per scope, unless its dialect documents it as one
+//!    ([`Quota::fixed_window`](crate::signal::Quota::fixed_window):
+//!    GitHub's hourly limit), which is waited out unprobed.
 //!
 //! 6. **Fixed windows.** A window refills all at once at a boundary; a
 //!    mirror refilled at `limit / window` runs into the window's end and
