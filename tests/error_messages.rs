@@ -82,7 +82,10 @@ async fn a_spent_quota_beyond_max_wait_says_who_asked_and_the_limit() {
         ResponseTemplate::new(200)
             .insert_header("x-ratelimit-limit", "10")
             .insert_header("x-ratelimit-remaining", "0")
-            .insert_header("x-ratelimit-reset", "122"),
+            .insert_header("x-ratelimit-reset", "122")
+            // GitHub's: a fixed window, waited out, not probed before its
+            // reset (`Quota::fixed_window`).
+            .insert_header("x-ratelimit-resource", "core"),
     )
     .await;
     let client = courteous::Client::new();
