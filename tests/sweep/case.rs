@@ -173,19 +173,14 @@ impl Case {
     pub fn unit_time(&self) -> f64 {
         self.window / f64::from(self.limit)
     }
-
-    /// One leg of the network, `spread` ∈ (−`jitter`, `jitter`) of the
-    /// half round trip off its mean, rounded up to whole milliseconds:
-    /// tokio's paused timer wakes only on them, so the harness slept a
-    /// finer leg that long anyway (a 0.35 ms leg took 1 ms), and the
-    /// oracle (`oracle.rs`), walking the exact legs, did not charge itself
-    /// for it. Now both walk the same legs.
-    pub fn leg(&self, spread: f64) -> f64 {
-        leg(self.rtt, spread)
-    }
 }
 
-/// [`Case::leg`] of a round trip `rtt`.
+/// One leg of a network whose round trip is `rtt`, `spread` ∈ (−`jitter`,
+/// `jitter`) of the half round trip off its mean, rounded up to whole
+/// milliseconds: tokio's paused timer wakes only on them, so the harness
+/// slept a finer leg that long anyway (a 0.35 ms leg took 1 ms), and the
+/// oracle (`oracle.rs`), walking the exact legs, did not charge itself for
+/// it. Now both walk the same legs.
 pub fn leg(rtt: f64, spread: f64) -> f64 {
     (rtt / 2.0 * (1.0 + spread) * 1000.0).ceil().max(0.0) / 1000.0
 }

@@ -3,20 +3,20 @@
 //! instant the server admits it (so it is never refused and needs no
 //! hint), with at most `concurrency` requests in flight, every leg of the
 //! network taking `leg`: its mean (`rtt / 2` rounded up to whole milliseconds:
-//! [`Case::leg`]) for the floor a client is
+//! [`leg`]) for the floor a client is
 //! judged by, its shortest for a bound no client can beat.
 
-use super::case::Case;
+use super::case::{Case, leg};
 use super::server::Server;
 
-/// The mean leg (the floor's): the mean of [`Case::leg`] over its
+/// The mean leg (the floor's): the mean of [`leg`] over its
 /// uniform spread, by the midpoint rule.
 pub fn mean_leg(case: &Case) -> f64 {
     const STEPS: u32 = 1000;
     let sum: f64 = (0..STEPS)
         .map(|i| {
             let at = (f64::from(i) + 0.5) / f64::from(STEPS);
-            case.leg(case.jitter * (2.0 * at - 1.0))
+            leg(case.rtt, case.jitter * (2.0 * at - 1.0))
         })
         .sum();
     sum / f64::from(STEPS)
@@ -24,7 +24,7 @@ pub fn mean_leg(case: &Case) -> f64 {
 
 /// The shortest leg the network draws.
 pub fn shortest_leg(case: &Case) -> f64 {
-    case.leg(-case.jitter)
+    leg(case.rtt, -case.jitter)
 }
 
 /// The instant (case seconds) the oracle receives its last success.
