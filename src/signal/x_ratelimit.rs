@@ -150,6 +150,24 @@ mod tests {
     }
 
     #[test]
+    fn a_github_resource_is_a_fixed_window_and_a_discord_bucket_is_not_said_to_be() {
+        let github = read_pairs(&[
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-resource", "core"),
+        ])
+        .unwrap();
+        assert!(github.fixed_window());
+        assert_eq!(github.name(), Some("core"));
+        let discord = read_pairs(&[
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-bucket", "abcd1234"),
+        ])
+        .unwrap();
+        assert!(!discord.fixed_window());
+        assert_eq!(discord.name(), Some("abcd1234"));
+    }
+
+    #[test]
     fn delta_reset_fractional_reset_after_and_used() {
         let quota = read_pairs(&[
             ("x-ratelimit-limit", "10"),
