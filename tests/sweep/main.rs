@@ -36,7 +36,7 @@ const WITHIN_AT_LEAST: [(limiter::Kind, usize); 7] = [
     (limiter::Kind::FixedWindowFirst, 32),
     (limiter::Kind::SlidingLog, 41),
     (limiter::Kind::SlidingCounter, 29),
-    (limiter::Kind::LeakyBucket, 34),
+    (limiter::Kind::LeakyBucket, 35),
     (limiter::Kind::Concurrency, 52),
 ];
 
@@ -278,6 +278,35 @@ fn a_reset_no_bucket_could_name_is_a_window_spent_whole() {
 #[test]
 fn a_slow_bucket_is_not_taken_for_a_window() {
     assert_within_bounds(&[160], Some(limiter::Kind::TokenBucket), None);
+}
+
+/// Slow token buckets behind whole-second hints (`Retry-After` as an
+/// HTTP-date), c=1: the first hint is the next unit's (a unit per 16 s
+/// to 23 s), read as a cycle of the whole burst, and the trickle after it
+/// grew back to the burst's pace after every success (refusals past the
+/// measurement's 30 s horizon re-learned the burst from one trickled
+/// success), so every other send was refused:
+///
+/// - seed 1342, 45 per 741 s: 225 sent for 135, 90 refused; now 143, 8;
+/// - seed 1022, 138 per 3,135 s: 342 sent for 240, 102 refused; now 245, 5;
+/// - seed 1915, 13 per 124 s: 65 sent for 39, 26 refused; now 43, 4.
+///
+/// Now the trickle grows back no further than the rate the refusals
+/// measured (`learned.rs`): under a tenth refused, no slower.
+#[test]
+fn a_slow_bucket_behind_whole_second_hints_is_not_hammered() {
+    for seed in [1342, 1022, 1915] {
+        let result = judge(Case::draw(seed));
+        assert_eq!(result.case.kind, limiter::Kind::TokenBucket, "seed {seed}");
+        assert!(
+            !result.gross(),
+            "seed {seed}: {} sent for {}, {} refused, {:.2}x the floor",
+            result.outcome.sent,
+            result.case.successes,
+            result.outcome.refused,
+            result.ratio()
+        );
+    }
 }
 
 /// `used/size` cases (Shopify's call-limit header, no reset) whose drain

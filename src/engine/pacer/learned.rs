@@ -50,7 +50,15 @@
 //! one unit at a time at the rate the cycle sustains less one unit
 //! ([`Trickle`]), halved by each refusal after that (down to one unit per
 //! cycle) and grown back by one burst's share of it per success (AIMD, as
-//! the sharing rule does).
+//! the sharing rule does). A trickle refused kept the server busy since
+//! the refusal before: the rate measured between the two is what the
+//! server sustains, and the trickle grows back no further than its fast
+//! end, `successes / (span − g − s)` (none while the span is within its
+//! own uncertainty). Without that ceiling a bucket whose first hint was
+//! its next unit's (16 s), read as a cycle of its whole burst (45), grew
+//! back to 2.7 units a second after every success, 43 times its rate:
+//! one refusal per success. The successes a trickle paced are no burst
+//! either: a measurement restarted past the horizon keeps the capacity.
 
 use std::time::{Duration, Instant};
 
@@ -83,6 +91,10 @@ struct Trickle {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Learned {
     rate: Option<f64>,
+    /// The most the server can have sustained over the current
+    /// measurement: its successes over the span at its short end (module
+    /// docs); `None` while the span is within its own uncertainty.
+    most: Option<f64>,
     /// The finest decimal unit every hint so far was a multiple of: the
     /// grain of the server's timer (module docs).
     grain: Option<Duration>,
@@ -123,7 +135,14 @@ impl Learned {
     /// its limit: its last unit falls due at the very boundary.)
     pub(super) fn refused_in_cycle(&mut self) {
         if let Some(trickle) = self.trickle.as_mut() {
-            trickle.rate = (trickle.rate / 2.0).max(trickle.least);
+            // Refused while trickling: we kept the server busy since the
+            // last refusal, so the rate measured between refusals is what
+            // it sustains, and the trickle grows back no further.
+            if let Some(most) = self.most {
+                trickle.ceiling = trickle.ceiling.min(most.max(trickle.least));
+            }
+            trickle.rate =
+                (trickle.rate / 2.0).clamp(trickle.least, trickle.ceiling.max(trickle.least));
             return;
         }
         let (Some(burst), Some(period)) = (self.capacity, self.period) else {
@@ -234,7 +253,9 @@ impl Learned {
         let fresh = self.anchor.is_none_or(|anchor| {
             next_unit_at.saturating_duration_since(anchor.at) > MEASURE_HORIZON
         });
-        self.capacity_from_last_refusal = fresh && self.successes_since_throttle > 0;
+        // Successes paced one at a time (a trickle) are no burst.
+        self.capacity_from_last_refusal =
+            fresh && self.successes_since_throttle > 0 && self.trickle.is_none();
         if self.capacity_from_last_refusal {
             self.capacity = Some(self.successes_since_throttle as f64);
         }
@@ -267,6 +288,7 @@ impl Learned {
                 let span = secs(next_unit_at.saturating_duration_since(anchor.at));
                 if span > 0.0 && anchor.successes > 0 {
                     self.rate = Some(anchor.successes as f64 / (span + margin));
+                    self.most = (span > margin).then(|| anchor.successes as f64 / (span - margin));
                 }
             }
             _ => {
@@ -274,6 +296,7 @@ impl Learned {
                     at: next_unit_at,
                     successes: 0,
                 });
+                self.most = None;
                 // A server that reports `remaining` will say how many came
                 // back: until then, the hint promises one unit, not the
                 // burst (concurrent requests would all go at its end).
@@ -445,6 +468,42 @@ mod tests {
         let mut blank = Learned::default();
         blank.refused_in_cycle();
         assert_eq!(blank.trickle(), None);
+    }
+
+    #[test]
+    fn a_refused_trickle_grows_back_no_further_than_measured_and_keeps_its_burst() {
+        // A slow bucket (one unit per 16 s) behind whole-second hints: its
+        // burst of 45 and its first hint read as a 16 s cycle of 45.
+        let t0 = Instant::now();
+        let mut learned = Learned::default();
+        for _ in 0..45 {
+            learned.on_success(t0, false);
+        }
+        learned.on_throttle(t0, Some(Hint::stated(ms(16_000))), false, Duration::ZERO);
+        assert!(learned.on_success(t0 + ms(16_000), false));
+        // The next send is refused: trickle at the cycle's burst less one.
+        learned.refused_in_cycle();
+        assert_eq!(learned.trickle(), Some(44.0 / 16.0));
+        let hint = |s: u64| Some(Hint::stated(ms(s * 1000)));
+        learned.on_throttle(t0 + ms(16_000), hint(15), false, Duration::ZERO);
+        // One success between hint ends 15 s apart, each known to a
+        // second: the server sustained 1/14 per second at the most.
+        learned.on_success(t0 + ms(31_000), false);
+        learned.refused_in_cycle();
+        assert_eq!(learned.trickle(), Some(1.0 / 14.0));
+        learned.on_throttle(t0 + ms(31_500), hint(14), false, Duration::ZERO);
+        for _ in 0..20 {
+            learned.on_success(t0 + ms(46_000), false);
+        }
+        assert_eq!(
+            learned.trickle(),
+            Some(1.0 / 14.0),
+            "no further than measured"
+        );
+        // A refusal past the horizon starts a new measurement, but the
+        // trickled successes before it are no burst.
+        learned.on_throttle(t0 + ms(100_000), hint(10), false, Duration::ZERO);
+        assert_eq!(learned.capacity(), Some(45.0));
     }
 
     #[test]
