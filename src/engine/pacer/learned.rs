@@ -141,8 +141,7 @@ impl Learned {
             if let Some(most) = self.most {
                 trickle.ceiling = trickle.ceiling.min(most.max(trickle.least));
             }
-            trickle.rate =
-                (trickle.rate / 2.0).clamp(trickle.least, trickle.ceiling.max(trickle.least));
+            trickle.rate = (trickle.rate / 2.0).min(trickle.ceiling).max(trickle.least);
             return;
         }
         let (Some(burst), Some(period)) = (self.capacity, self.period) else {
@@ -253,6 +252,9 @@ impl Learned {
         let fresh = self.anchor.is_none_or(|anchor| {
             next_unit_at.saturating_duration_since(anchor.at) > MEASURE_HORIZON
         });
+        if fresh {
+            self.most = None;
+        }
         // Successes paced one at a time (a trickle) are no burst.
         self.capacity_from_last_refusal =
             fresh && self.successes_since_throttle > 0 && self.trickle.is_none();
@@ -296,7 +298,6 @@ impl Learned {
                     at: next_unit_at,
                     successes: 0,
                 });
-                self.most = None;
                 // A server that reports `remaining` will say how many came
                 // back: until then, the hint promises one unit, not the
                 // burst (concurrent requests would all go at its end).
