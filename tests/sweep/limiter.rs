@@ -218,8 +218,13 @@ impl Limiter {
                     return true;
                 }
             }
+            // Exact, unlike the bucket: any tolerance admits a window's
+            // last unit in the sliver before its end where the previous
+            // window's weight has not quite run out, an instant no client
+            // can aim at and a server counting in milliseconds (the demo
+            // server's `sliding_window.lua`) never admits in.
             Kind::SlidingCounter => {
-                if self.estimate(t) + 1.0 <= limit + 1e-9 {
+                if self.estimate(t) + 1.0 <= limit {
                     self.counter.1 += 1.0;
                     return true;
                 }
@@ -330,7 +335,7 @@ impl Limiter {
                 // without arrivals: bisect within the next two windows.
                 let fits = |me: &mut Self, at: f64| {
                     me.settle(at);
-                    me.estimate(at) + 1.0 <= limit + 1e-9
+                    me.estimate(at) + 1.0 <= limit
                 };
                 let mut probe = self.clone();
                 if fits(&mut probe, t) {
@@ -375,6 +380,16 @@ mod tests {
         );
         let next = counter.next_admit(1.0);
         assert!((next - 1.1).abs() < 1e-6, "{next}");
+    }
+
+    #[test]
+    fn a_counter_full_in_both_windows_admits_its_last_unit_only_in_the_next() {
+        let mut counter = Limiter::new(Kind::SlidingCounter, 2, 1.0, 0.0);
+        assert!(counter.arrive(0.0) && counter.arrive(0.0));
+        assert!(counter.arrive(1.5), "half the previous weight is left");
+        assert!(!counter.arrive(2.0 - 1e-12), "a sliver of it is left");
+        assert_eq!(counter.next_admit(2.0 - 1e-12), 2.0);
+        assert!(counter.arrive(2.0));
     }
 
     #[test]

@@ -35,7 +35,7 @@ const WITHIN_AT_LEAST: [(limiter::Kind, usize); 7] = [
     (limiter::Kind::FixedWindowAligned, 33),
     (limiter::Kind::FixedWindowFirst, 32),
     (limiter::Kind::SlidingLog, 41),
-    (limiter::Kind::SlidingCounter, 29),
+    (limiter::Kind::SlidingCounter, 32),
     (limiter::Kind::LeakyBucket, 35),
     (limiter::Kind::Concurrency, 52),
 ];
@@ -114,7 +114,7 @@ fn operating_point_sweep() {
 const DEFAULT_TWO_QUOTA_CASES: u64 = 100;
 /// Of those, within bounds, as measured when the metered model last
 /// changed (a ratchet, as [`WITHIN_AT_LEAST`]).
-const TWO_QUOTAS_WITHIN_AT_LEAST: usize = 58;
+const TWO_QUOTAS_WITHIN_AT_LEAST: usize = 61;
 
 /// Requests and tokens at once (`Case::draw_two_quotas`): every request
 /// spends both; the client must pace by the binding one.
