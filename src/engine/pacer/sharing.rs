@@ -139,11 +139,27 @@ impl Sharing {
             admitted,
             in_flight: u64::from(in_flight),
         };
-        let previous = self.previous.replace(reading);
-        let before_rise = self.before_rise.take();
-        let (Some(previous), Some(limit)) = (previous, limit) else {
+        let Some(limit) = limit else {
+            self.previous = Some(reading);
             return;
         };
+        // The first reading is compared with a whole quota, as if read
+        // before our first send: if it fell by no more than we spent,
+        // nobody else had spent any of it, and what it fell by we drew
+        // alone (a quota of one or two units is refused before a second
+        // reading can show it). If it fell by more, we cannot tell others
+        // from a quota part-spent before we came or not yet refilled.
+        let whole = Base {
+            remaining: limit as u64,
+            admitted: 0,
+            in_flight: 0,
+        };
+        let first = self.previous.is_none();
+        let previous = self.previous.replace(reading).unwrap_or(whole);
+        let before_rise = self.before_rise.take();
+        if first && previous.theirs_and_fall(remaining, admitted).0 > 0 {
+            return;
+        }
         if remaining > previous.remaining && previous.in_flight > 0 {
             self.before_rise = Some(previous);
         }
@@ -235,8 +251,20 @@ mod tests {
         let sharing = after(&[(2, 2, 18), (1, 1, 18), (3, 0, 18), (0, 0, 19)]);
         assert!(sharing.never_saw_others());
         assert_eq!(sharing.share(), 1.0);
-        // Drawn down: 2 → 1, then 1 → 0 (the smaller fall), not 3 → 0.
-        assert_eq!(sharing.drawn_alone, 2);
+        // Drawn down: 18 from the whole quota to the first reading (our
+        // 18 sends), 2 → 1, then 1 → 0 (the smaller fall), not 3 → 0.
+        assert_eq!(sharing.drawn_alone, 20);
+    }
+
+    #[test]
+    fn a_first_reading_counts_as_drawn_alone_only_if_we_spent_all_it_fell_by() {
+        // A whole quota of 20 read 17 after our 3 sends: nobody else spent.
+        assert_eq!(after(&[(17, 0, 3)]).drawn_alone, 3);
+        // Read 5 after one send (a latecomer to a quota others spend, or
+        // one not yet refilled): no evidence either way.
+        let late = after(&[(5, 0, 1)]);
+        assert_eq!(late.drawn_alone, 0);
+        assert_eq!(late.share(), 1.0);
     }
 
     #[test]

@@ -1543,3 +1543,37 @@ fn a_unit_given_back_is_claimed_at_our_share() {
     pacer.note_older(at + ms(2), answer_1s(21, 19));
     assert_eq!(pacer.estimate.map(|e| e.tokens), tokens);
 }
+
+#[test]
+fn a_counter_of_one_refused_alone_is_paced_as_a_counter_not_as_shared() {
+    // One unit per second, a counter's reset two windows away. The first
+    // reading (nothing left after our one send) already shows that nobody
+    // else spent it: the refusal that follows is the counter's, not
+    // others', and a lone counter of one sustains a unit per two windows.
+    let t0 = Instant::now();
+    let counter = |remaining| {
+        reading(
+            remaining,
+            1,
+            Some(Duration::from_secs(1)),
+            Some(Duration::from_secs(2)),
+        )
+    };
+    let mut pacer = Pacer::default();
+    assert_eq!(pacer.admit(t0, Some(0)), Ok(()));
+    pacer.sync(t0, counter(0), 0);
+    pacer.answered(0, t0, true);
+    pacer.on_success(t0, false);
+    let next = pacer.admit(t0, Some(1)).expect_err("spent");
+    let refused_at = t0 + next;
+    assert_eq!(pacer.admit(refused_at, Some(1)), Ok(()));
+    pacer.answered(1, refused_at, false);
+    pacer.on_throttle(
+        refused_at,
+        Some(Hint::stated(Duration::from_secs(1))),
+        Duration::ZERO,
+    );
+    assert_eq!(pacer.kind(), QuotaKind::SlidingCounter);
+    let wait = pacer.admit(refused_at, Some(2)).expect_err("refused");
+    assert!(wait <= Duration::from_secs(3), "{wait:?}");
+}
