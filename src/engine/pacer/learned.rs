@@ -54,7 +54,9 @@
 //! the refusal before: the rate measured between the two is what the
 //! server sustains, and the trickle grows back no further than its fast
 //! end, `successes / (span − g − s)` (none while the span is within its
-//! own uncertainty). Without that ceiling a bucket whose first hint was
+//! own uncertainty), nor than the cycle sustains. Each refusal sets that
+//! ceiling from the latest measurement, so a server that speeds up again
+//! is followed up to the cycle's pace. Without that ceiling a bucket whose first hint was
 //! its next unit's (16 s), read as a cycle of its whole burst (45), grew
 //! back to 2.7 units a second after every success, 43 times its rate:
 //! one refusal per success. The successes a trickle paced are no burst
@@ -79,8 +81,11 @@ struct Anchor {
 struct Trickle {
     /// Units per second now.
     rate: f64,
-    /// The most it grows back to: `(burst − 1) / cycle`.
+    /// The most it grows back to: the fast end of the rate measured
+    /// between its last two refusals, at most `top`.
     ceiling: f64,
+    /// What the cycle sustains: `(burst − 1) / cycle`.
+    top: f64,
     /// The least it halves to: one unit per cycle (refused all along, a
     /// quota still gives that much back; lower, a wait would outgrow any
     /// deadline and the scope would never learn it recovered).
@@ -139,7 +144,7 @@ impl Learned {
             // last refusal, so the rate measured between refusals is what
             // it sustains, and the trickle grows back no further.
             if let Some(most) = self.most {
-                trickle.ceiling = trickle.ceiling.min(most.max(trickle.least));
+                trickle.ceiling = most.max(trickle.least).min(trickle.top);
             }
             trickle.rate = (trickle.rate / 2.0).min(trickle.ceiling).max(trickle.least);
             return;
@@ -152,6 +157,7 @@ impl Learned {
         self.trickle = Some(Trickle {
             rate: ceiling,
             ceiling,
+            top: ceiling,
             least: ceiling.min(1.0 / cycle),
         });
     }
@@ -505,6 +511,18 @@ mod tests {
         // trickled successes before it are no burst.
         learned.on_throttle(t0 + ms(100_000), hint(10), false, Duration::ZERO);
         assert_eq!(learned.capacity(), Some(45.0));
+        // That measurement finds the server faster again (30 successes in
+        // the 10 s between hint ends, each known to a second): the ceiling
+        // rises to it, no further than the cycle sustains.
+        for _ in 0..30 {
+            learned.on_success(t0 + ms(110_000), false);
+        }
+        learned.on_throttle(t0 + ms(120_000), hint(1), false, Duration::ZERO);
+        learned.refused_in_cycle();
+        for _ in 0..200 {
+            learned.on_success(t0 + ms(121_000), false);
+        }
+        assert_eq!(learned.trickle(), Some(44.0 / 16.0));
     }
 
     #[test]
