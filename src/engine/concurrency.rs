@@ -27,7 +27,10 @@
 //! by a limit of `m`, judged when the later of the two answers comes. A rate limit's first refused burst looks
 //! the same, so the limit is followed **on trial**: a send refused with
 //! fewer in flight lowers it, down to a send refused alone, which refutes
-//! it. The trial costs a rate limit a few refused requests, once.
+//! it. The trial costs a rate limit a few refused requests, once; the
+//! rate limit's pacer, set aside while the limit is on trial, is given
+//! back when a send refused alone refutes it before any send succeeded
+//! under it, so the burst those refusals ended is still learned.
 //!
 //! **Counted as they went, and again once all answered.** The count above
 //! takes the sends in the order they went: the server saw them in that

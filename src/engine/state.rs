@@ -39,6 +39,11 @@ const PROBE_POLL_MAX: Duration = Duration::from_millis(50);
 pub(crate) struct ScopeState {
     pause_until: Option<Instant>,
     pacer: Pacer,
+    /// The pacer as it was when a concurrency limit went on trial, until a
+    /// send succeeds under it: a trial refuted before that gives back what
+    /// the pacer had seen (the burst its refusals end), as if it had never
+    /// started.
+    pacer_before_trial: Option<Box<Pacer>>,
     /// The concurrency-limit model (`concurrency.rs`): followed while the
     /// evidence says the server serves at most so many of ours at once.
     concurrency: ConcurrencyLimit,
@@ -80,6 +85,7 @@ impl ScopeState {
         Self {
             pause_until: None,
             pacer: Pacer::default(),
+            pacer_before_trial: None,
             concurrency: ConcurrencyLimit::default(),
             metered: Metered::default(),
             drain: Drain::default(),
@@ -389,6 +395,9 @@ impl ScopeState {
             ResponseClass::Final | ResponseClass::Refused => {
                 if self.concurrency.served(seq, now) {
                     self.follow_concurrency();
+                } else {
+                    // A send served: the trial's pacer has news of its own.
+                    self.pacer_before_trial = None;
                 }
                 self.consecutive_throttles = 0;
                 let sent_before_refusal = self.pause_from_seq.is_some_and(|from| seq < from);
@@ -420,9 +429,24 @@ impl ScopeState {
             ..h
         });
         let hint = clamped.map(|h| h.wait);
+        let on_trial = self.concurrency.limit().is_some();
         match self.concurrency.refused(seq, now) {
-            Refusal::Other => {}
+            Refusal::Other => {
+                // Refuted before any send succeeded under it: the refusals
+                // it explained were the quota's, and the burst they ended
+                // is what the pacer learns from this one.
+                if on_trial
+                    && self.concurrency.limit().is_none()
+                    && let Some(before) = self.pacer_before_trial.take()
+                {
+                    self.pacer = *before;
+                    self.pacer.answered(seq, now, false);
+                }
+            }
             Refusal::Explained => {
+                if let Some(before) = self.pacer_before_trial.as_mut() {
+                    before.answered(seq, now, false);
+                }
                 return self.retry_alone(config, now, hint, asked, attempt, status);
             }
             Refusal::Followed => {
@@ -467,13 +491,15 @@ impl ScopeState {
 
     /// The concurrency-limit model is followed from now on: the refusals
     /// that paused the scope are explained by it (their requests wait their
-    /// own hints), and a rate learned from them alone is void.
+    /// own hints), and a rate learned from them alone is void. The pacer is
+    /// set aside, not dropped: a trial refuted before any send succeeded
+    /// under it gives it back (`pacer_before_trial`).
     fn follow_concurrency(&mut self) {
         self.pause_until = None;
         self.probe = None;
         self.consecutive_throttles = 0;
         if !self.pacer.reads_quota() {
-            self.pacer = Pacer::default();
+            self.pacer_before_trial = Some(Box::new(std::mem::take(&mut self.pacer)));
         }
     }
 

@@ -309,6 +309,33 @@ fn a_slow_bucket_behind_whole_second_hints_is_not_hammered() {
     }
 }
 
+/// Bare refusals of a rate limit's first burst, at concurrency above its
+/// burst, look like a concurrency limit by counting: a limit goes on
+/// trial, and a send refused alone refutes it. The trial set the pacer
+/// aside, and the refutation left it empty: the burst the refusals ended
+/// was never learned, and every later cycle was sent unpaced. Before the
+/// refuted trial gave the pacer back (sent for N successes at C):
+///
+/// - seed 62, a leaky bucket of 2 per 0.1 s, c=8, 10 successes: 146 sent;
+///   now 35;
+/// - seed 1591, a clock-aligned window of 2, c=4, 10: 41 sent; now 27;
+/// - seed 1632, a sliding window counter of 2 changing mid-run, c=4, 10:
+///   42 sent; now 21.
+#[test]
+fn a_refuted_concurrency_trial_leaves_the_burst_to_learn() {
+    for seed in [62, 1591, 1632] {
+        let result = judge(Case::draw(seed));
+        let allowed = 2 * (result.case.successes + result.case.concurrency as u64);
+        assert!(
+            result.outcome.sent <= allowed,
+            "seed {seed}: {} sent for {} at c={} (at most {allowed})",
+            result.outcome.sent,
+            result.case.successes,
+            result.case.concurrency,
+        );
+    }
+}
+
 /// `used/size` cases (Shopify's call-limit header, no reset) whose drain
 /// is not the parser's assumed two calls a second: the drain the readings
 /// measure paces them (`engine/drain.rs`). Before it, each paced at 2/s:
