@@ -921,7 +921,12 @@ impl Pacer {
         // much as any reading may have shown.
         let capacity = limit.max(self.most_read as f64);
         let full = wait_from_secs((capacity - remaining as f64).max(0.0) / rate);
-        reset > full.saturating_add(reading.precision())
+        // A bucket's reset rounds that up to a whole second, whatever
+        // locates it: an epoch read against a local clock in step with
+        // `Date` is a wait to the nanosecond naming a whole second (read
+        // as exact, every bucket of the demo server's headers was a window
+        // at its first reading, and a herd's late starters then a log).
+        reset > full.saturating_add(reading.precision().max(ROUNDING))
     }
 
     /// The stated window: `limit` units per this.

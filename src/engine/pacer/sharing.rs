@@ -30,7 +30,11 @@ const OTHERS_REMEMBERED: Duration = Duration::from_secs(30);
 /// find the quota nearly spent by others, never draw this much alone.
 const DRAWN_ALONE_FRACTION: f64 = 0.5;
 /// `remaining` falling this many units beyond our own spending means others
-/// spend too (one unit of slack for the server's rounding).
+/// spend too (one unit of slack for the server's rounding). Summed over the
+/// readings since one last showed others, not judged per reading: the
+/// server's counts telescope, so its rounding explains less than a unit
+/// over any span of readings, where a unit per reading can be another
+/// client spending in step with us.
 const OTHERS_SLACK: u64 = 2;
 /// `remaining` rising by at least this much between two responses (although
 /// we spent from it) means the others slowed down or left…
@@ -80,6 +84,10 @@ pub(super) struct Sharing {
     /// Units we spent between readings showing nobody else spending, since
     /// the last reading that showed others.
     drawn_alone: u64,
+    /// Since the first reading after that which fell by more than we
+    /// spent: the units we spent and those nobody of ours did, each below
+    /// [`OTHERS_SLACK`] alone.
+    unexplained: Option<(u64, u64)>,
 }
 
 impl Sharing {
@@ -164,26 +172,36 @@ impl Sharing {
             self.before_rise = Some(previous);
         }
         let before = previous.remaining;
-        let (theirs, fall) = [Some(previous), before_rise]
+        let (pair_theirs, fall) = [Some(previous), before_rise]
             .into_iter()
             .flatten()
             .map(|base| base.theirs_and_fall(remaining, admitted))
             .min()
             .unwrap_or_default();
+        // A client spending a unit between each two of our readings stays
+        // under the slack at every one: the units nobody of ours spent add
+        // up until a reading shows others.
+        let (ours, theirs) = match self.unexplained {
+            Some((ours, theirs)) => (ours + (fall - pair_theirs), theirs + pair_theirs),
+            None => (fall - pair_theirs, pair_theirs),
+        };
         if theirs >= OTHERS_SLACK {
             self.alone_since = None;
             self.others_seen_at = Some(now);
             self.drawn_alone = 0;
-            let ours = fall - theirs;
+            self.unexplained = None;
             if ours > 0 {
                 let share = (ours as f64 / (ours + theirs) as f64).max(MIN_SHARE);
                 self.share = Some(self.share.map_or(share, |s| s.min(share)));
             }
             return;
         }
+        if theirs > 0 {
+            self.unexplained = Some((ours, theirs));
+        }
         // An empty quota hides the others' spending: only a reading after a
         // non-empty one can show that nobody else spent.
-        if theirs == 0 && before > 0 {
+        if pair_theirs == 0 && before > 0 {
             self.alone_since.get_or_insert(now);
         }
         self.drawn_alone = self.drawn_alone.saturating_add(fall);
@@ -284,6 +302,23 @@ mod tests {
         let sharing = after(&[(1, 1, 20), (19, 0, 20), (17, 0, 22), (10, 0, 23)]);
         assert!(!sharing.never_saw_others());
         assert!((sharing.share() - 1.0 / 7.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_unit_of_others_between_each_two_readings_adds_up() {
+        // Another client spends a unit for each of ours: one unit beyond
+        // ours per reading, under the slack at each, two by the second.
+        let sharing = after(&[(10, 0, 0), (8, 0, 1), (6, 0, 2)]);
+        assert!(!sharing.never_saw_others());
+        assert!((sharing.share() - 0.5).abs() < 1e-9);
+        assert_eq!(sharing.drawn_alone, 0);
+    }
+
+    #[test]
+    fn one_unit_beyond_ours_in_a_run_of_readings_is_rounding() {
+        let sharing = after(&[(10, 0, 0), (8, 0, 1), (7, 0, 2), (6, 0, 3)]);
+        assert!(sharing.never_saw_others());
+        assert_eq!(sharing.share(), 1.0);
     }
 
     #[test]

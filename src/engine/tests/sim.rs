@@ -53,6 +53,14 @@ pub(super) enum Dialect {
     PolicyOffByOne,
     /// `Policy` and `XRateLimit` at once (a demo server with every header).
     All,
+    /// The demo server's every header as its clients read it on one
+    /// machine: `Policy` (`t` = until full, rounded up) and `X-RateLimit-*`
+    /// with an epoch reset (full again, rounded up to the epoch's second)
+    /// read against a local clock that agrees with `Date`: a wait to the
+    /// nanosecond, though the instant it names is a whole second (the
+    /// epoch is sim time plus `phase_ms`). 429: the exact time to the next
+    /// token in ms.
+    AllLocalEpoch { phase_ms: u64 },
     /// `X-RateLimit-*` with an epoch reset (time until full) read against a
     /// whole-second `Date`: the client sees `ceil(epoch + reset) −
     /// floor(epoch)`; the epoch is sim time plus `phase_ms`. 429: the
@@ -320,6 +328,24 @@ impl Bucket {
                         .with_remaining(remaining)
                         .with_reset(ceil_secs(until_full) + Duration::from_secs(1)),
                 );
+                if !allowed {
+                    hint = Some(RetryHint::new(
+                        Duration::from_secs_f64(next_token),
+                        HintSource::ProblemRetryAfterMs,
+                    ));
+                }
+            }
+            Dialect::AllLocalEpoch { phase_ms } => {
+                let epoch = t + phase_ms as f64 / 1000.0;
+                let local_epoch = (epoch + until_full).ceil() - epoch;
+                policies.push(
+                    Quota::new(QuotaSource::IetfList)
+                        .with_limit(CAPACITY as u64)
+                        .with_window(Duration::from_secs(1))
+                        .with_remaining(remaining)
+                        .with_reset(ceil_secs(until_full)),
+                );
+                policies.push(x_ratelimit(Duration::from_secs_f64(local_epoch)));
                 if !allowed {
                     hint = Some(RetryHint::new(
                         Duration::from_secs_f64(next_token),
@@ -755,7 +781,12 @@ fn simulated_short_herd_wastes_under_ten_percent() {
 /// bound.
 #[test]
 fn simulated_herd_of_processes_each_needing_ten() {
-    for dialect in [Dialect::Policy, Dialect::All] {
+    for dialect in [
+        Dialect::Policy,
+        Dialect::All,
+        Dialect::AllLocalEpoch { phase_ms: 0 },
+        Dialect::AllLocalEpoch { phase_ms: 500 },
+    ] {
         let spacings = [0, 2, 5, 8, 10, 15, 20, 30, 50, 80, 120, 200];
         let mut used = Vec::new();
         for stagger_ms in spacings {
@@ -778,6 +809,50 @@ fn simulated_herd_of_processes_each_needing_ten() {
         }
         let mean = used.iter().sum::<f64>() / used.len() as f64;
         assert!(mean >= 0.9, "{dialect:?}: {used:?}");
+    }
+}
+
+/// The comparison's herd as it runs: ten processes needing twenty each
+/// (about 200 successes). A client spending in step with one, a unit
+/// between each two of its readings, once hid under the rounding's slack
+/// at every reading: its units counted as drawn alone, the refusal read as
+/// a window's end, the next reading short as a sliding log, paced by its
+/// own sends only (Policy: 226 refused for 2,000 successes over these
+/// spacings; 141 since). The demo server's epoch reset, read as exact, had
+/// every process take the bucket for a window at its first reading
+/// (AllLocalEpoch: 380–425 refused; 119–125 since). Pooled over the
+/// spacings, the must-show's bound; the worst spacing alone wastes 10.3 %
+/// today (15 ms apart: 23 refused of 223, 12 of them as the newcomers
+/// start).
+#[test]
+fn simulated_herd_of_processes_each_needing_twenty() {
+    for dialect in [
+        Dialect::Policy,
+        Dialect::All,
+        Dialect::AllLocalEpoch { phase_ms: 0 },
+        Dialect::AllLocalEpoch { phase_ms: 300 },
+        Dialect::AllLocalEpoch { phase_ms: 700 },
+    ] {
+        let (mut sent, mut ok) = (0, 0);
+        for stagger_ms in [0, 1, 2, 5, 8, 10, 15, 20, 30, 50] {
+            let out = run_staggered_herd(
+                dialect,
+                Config::default().rng_seed(0),
+                10,
+                1,
+                Goal::Each(20),
+                Duration::from_millis(stagger_ms),
+            );
+            assert_eq!(out.errors, 0, "{dialect:?}, {stagger_ms} ms apart: {out:?}");
+            sent += out.sent;
+            ok += 200;
+        }
+        let wasted = (sent - ok) as f64 / sent as f64;
+        assert!(
+            wasted <= 0.10,
+            "{dialect:?}: {sent} sent for {ok}: {:.1} % wasted",
+            wasted * 100.0
+        );
     }
 }
 
