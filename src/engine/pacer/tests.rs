@@ -1577,3 +1577,16 @@ fn a_counter_of_one_refused_alone_is_paced_as_a_counter_not_as_shared() {
     let wait = pacer.admit(refused_at, Some(2)).expect_err("refused");
     assert!(wait <= Duration::from_secs(3), "{wait:?}");
 }
+
+#[test]
+fn a_reset_a_bucket_could_name_is_paced_at_the_rate() {
+    // 5 per 10 s, none left, whole again in 10 s: what a bucket refilled
+    // at 0.5/s names (GitHub-style resets count to full), so paced at the
+    // rate, a unit in 2 s, not held as a window for 10 s.
+    let t0 = Instant::now();
+    let ten = Duration::from_secs(10);
+    let mut pacer = Pacer::default();
+    pacer.sync(t0, reading(0, 5, Some(ten), Some(ten)), 0);
+    let wait = pacer.admit(t0, None).expect_err("spent");
+    assert!(wait < Duration::from_secs(3), "{wait:?}");
+}
