@@ -1590,3 +1590,21 @@ fn a_reset_a_bucket_could_name_is_paced_at_the_rate() {
     let wait = pacer.admit(t0, None).expect_err("spent");
     assert!(wait < Duration::from_secs(3), "{wait:?}");
 }
+
+#[test]
+fn a_reset_no_bucket_could_name_is_a_window_spent_whole() {
+    // 18 per 73 s read 17 with `t=69`: a bucket at that rate is full in
+    // 4 s, so this is a window, spent whole (no unit kept back for
+    // newcomers: unspent units are lost at its end).
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    let window = Some(Duration::from_secs(73));
+    pacer.sync(
+        t0,
+        reading(17, 18, window, Some(Duration::from_secs(69))),
+        0,
+    );
+    for sent in 0..17 {
+        assert_eq!(pacer.admit(t0, None), Ok(()), "send {sent}");
+    }
+}
