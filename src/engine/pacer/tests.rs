@@ -1608,3 +1608,18 @@ fn a_reset_no_bucket_could_name_is_a_window_spent_whole() {
         assert_eq!(pacer.admit(t0, None), Ok(()), "send {sent}");
     }
 }
+
+#[test]
+fn a_reset_within_what_a_bucket_names_keeps_the_reserve() {
+    // 10 per 10 s, 5 left, whole again in 5.5 s: a bucket at 1/s is full
+    // in 5 s, and its reset rounds that up by under a second: a bucket,
+    // whose last unit is left to newcomers until we know we are alone.
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    let ten = Some(Duration::from_secs(10));
+    pacer.sync(t0, reading(5, 10, ten, Some(ms(5_500))), 0);
+    for sent in 0..4 {
+        assert_eq!(pacer.admit(t0, None), Ok(()), "send {sent}");
+    }
+    assert!(pacer.admit(t0, None).is_err());
+}
