@@ -305,6 +305,16 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_quota_read_again_shows_nobody_alone() {
+        // Nothing left at two readings, nothing of ours spent between:
+        // others may have taken every unit that came back. The reserve
+        // stays until a non-empty reading shows nobody else spending.
+        let sharing = after(&[(0, 0, 0), (0, 0, 0)]);
+        let later = Instant::now() + Duration::from_secs(5);
+        assert_eq!(sharing.reserve(later, 20.0), RESERVE);
+    }
+
+    #[test]
     fn a_unit_of_others_between_each_two_readings_adds_up() {
         // Another client spends a unit for each of ours: one unit beyond
         // ours per reading, under the slack at each, two by the second.
