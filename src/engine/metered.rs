@@ -83,7 +83,7 @@
 //! settling (`E ← R − P`, its sample after `a`): where the server states
 //! what is left, it is what the mirror holds, and the fall still samples
 //! what the server counts per undeclared send (a server that counts more
-//! than `usage` says, as OpenAI counts `max_tokens` at admission, is still
+//! than `usage` says, as OpenAI may count `max_tokens` at admission, is still
 //! paced by its own count when that sample is the latest). So with a
 //! reading in every answer, settling changes only `ĉ`; without one (a
 //! gateway that drops the headers, a reading that lags), it keeps `E`

@@ -28,9 +28,11 @@ use crate::signal::SignalParser;
 ///   a whole answer (`application/json`, not a stream) settles what it
 ///   spent, `total_tokens` ([`SignalParser::read_usage`]).
 ///
-/// OpenAI's rate-limit guide counts a request against the token limit by
-/// its `max_tokens` and the length of its prompt when it is admitted, which
-/// may be more than its `usage`: where the headers state what is left (on
+/// OpenAI's rate-limit guide counts a request against the token limit as
+/// the larger of its `max_tokens` and an estimate from the length of the
+/// request, when it is admitted, which may be more than its `usage`
+/// (whether it is settled later is not documented): where the headers
+/// state what is left (on
 /// every answer of api.openai.com) they are what the pacing follows, and a
 /// declared cost is best the request's `max_tokens` plus its prompt.
 ///
