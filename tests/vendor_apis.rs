@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use courteous::signal::SignalParser;
 use courteous::testing::{
     AnthropicApi, AwsApi, AzureApi, DiscordApi, GitHubApi, GitLabApi, GoogleApi, OpenAiApi,
     RedditApi, ShopifyApi, XApi,
@@ -198,6 +199,121 @@ async fn two_quotas_requests_and_tokens() {
         || api.received(),
     )
     .await;
+}
+
+/// What a run of `n` requests from `c` workers through `builder`'s client
+/// ended with: successes, and how long it took. Unlike [`load_n`], a
+/// request that fails does not panic.
+async fn load_counting(builder: ClientBuilder, base: String, c: usize, n: usize) -> (u64, f64) {
+    let client = client(builder);
+    let next = Arc::new(AtomicUsize::new(0));
+    let url = format!("{base}/v1/chat/completions");
+    let started = std::time::Instant::now();
+    let workers = (0..c).map(|_| {
+        let (client, next, url) = (client.clone(), Arc::clone(&next), url.clone());
+        tokio::spawn(async move {
+            let mut ok = 0;
+            while next.fetch_add(1, Ordering::Relaxed) < n {
+                let sent = client.get(&url).send().await;
+                ok += u64::from(sent.is_ok_and(|r| r.status() == StatusCode::OK));
+            }
+            ok
+        })
+    });
+    let all = futures_util::future::join_all(workers);
+    let done = tokio::time::timeout(RUN_LIMIT, all)
+        .await
+        .expect("run bounded");
+    let ok = done.into_iter().map(Result::unwrap).sum();
+    (ok, started.elapsed().as_secs_f64())
+}
+
+/// Issue 33: the `usage` of an answer settles its request's cost. A
+/// gateway counts tokens in fixed windows of 1 s, 1,000 a window
+/// (`token_windows`), and sends its token headers on one answer in ten
+/// (`token_headers_every`); requests to spare; nothing declared. The first
+/// 20 requests spend 100 tokens, the next 250 (`then_tokens_per_request`);
+/// one worker, 40 successes. The floor: 10 a window, then 4: 7 windows,
+/// 6.0 s, nothing refused.
+///
+/// With a reading on every answer, settling changes only the estimate of
+/// what an undeclared request costs (every answer re-syncs the count to the
+/// server's), and the fall between two readings gives it too. Here most
+/// answers carry no reading: the preset, which reads `usage`, counts each
+/// request at what it spent and prices the next at it from the first long
+/// answer; the same client without it (`SignalParser::new()`) learns no
+/// price from readings a window apart and is refused until its requests
+/// pacer relearns the pace from refusals. Both are refused in a window
+/// whose first answers carry no reading: past a window's end the count
+/// holds nothing back until a reading names the next one (`metered.rs`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_usage_settles_tokens_between_readings() {
+    const SUCCESSES: usize = 40;
+    let c = 1;
+    let mut runs = Vec::new();
+    for (name, builder) in [
+        ("usage read", preset::OpenAi.client()),
+        (
+            "usage not read",
+            preset::OpenAi.client().parser(SignalParser::new()),
+        ),
+    ] {
+        let api = OpenAiApi::new(1_000, 1_000, Duration::from_secs(1))
+            .token_windows()
+            .tokens_per_request(100)
+            .then_tokens_per_request(20, 250)
+            .token_headers_every(10);
+        let server = mount(api.clone()).await;
+        let (ok, secs) = load_counting(builder, server.uri(), c, SUCCESSES).await;
+        println!(
+            "openai usage, {name}, c={c}: {} sent, {} refused, {ok} of {SUCCESSES} succeeded in {secs:.2} s (floor 6.00 s)",
+            api.received(),
+            api.rejected(),
+        );
+        runs.push((ok, api.rejected()));
+    }
+    let (ok, rejected) = runs[0];
+    assert_eq!(ok, SUCCESSES as u64, "usage read: every request succeeds");
+    assert!(
+        rejected <= 2,
+        "usage read: {rejected} refused (allowed 2: windows without an early reading)"
+    );
+}
+
+/// A success the preset reads for its `usage` comes back to the caller
+/// byte for byte: a whole answer (read), one longer than the body limit
+/// (its prefix chained in front of the rest: no usage), a stream (never
+/// read).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_bodies_come_back_whole() {
+    let usage = r#""usage":{"prompt_tokens":9,"completion_tokens":12,"total_tokens":21}"#;
+    let whole = format!(r#"{{"object":"chat.completion",{usage}}}"#);
+    let padding = "x".repeat(SignalParser::DEFAULT_BODY_LIMIT + 10_000);
+    let long = format!(r#"{{"object":"chat.completion","pad":"{padding}",{usage}}}"#);
+    let stream = format!("data: {whole}\n\ndata: [DONE]\n\n");
+    for (path, body, media, read) in [
+        ("/whole", &whole, "application/json", Some(21)),
+        ("/long", &long, "application/json", None),
+        ("/stream", &stream, "text/event-stream", None),
+    ] {
+        let server = MockServer::start().await;
+        Mock::given(any())
+            .respond_with(wiremock::ResponseTemplate::new(200).set_body_raw(body.clone(), media))
+            .mount(&server)
+            .await;
+        let client = preset::OpenAi.client().build();
+        let response = client
+            .get(format!("{}{path}", server.uri()))
+            .send()
+            .await
+            .unwrap();
+        let report = response.extensions().get::<courteous::RetryReport>();
+        let tokens = report
+            .and_then(|report| report.last_signal().usage())
+            .and_then(|usage| usage.get(courteous::signal::QuotaUnit::Tokens));
+        assert_eq!(tokens, read, "{path}");
+        assert_eq!(&response.text().await.unwrap(), body, "{path}");
+    }
 }
 
 async fn anthropic_requests_bind(c: usize) {

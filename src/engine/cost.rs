@@ -11,8 +11,29 @@ use crate::signal::QuotaUnit;
 /// `anthropic-ratelimit-output-tokens-*`, …) by their cost. A request that
 /// declares none is taken to cost what the readings showed earlier
 /// requests cost (the quota's fall per request); a declared cost replaces
-/// that estimate for this request. The next reading settles it: the
-/// server's `remaining` is what the mirror re-syncs to.
+/// that estimate for this request, and is best an upper bound (a request's
+/// `max_tokens` plus its prompt). Each reading re-syncs the mirror to the
+/// server's `remaining`.
+///
+/// An answer that states what its request spent settles the cost: with
+/// [`SignalParser::read_usage`](crate::signal::SignalParser::read_usage)
+/// on (the [`OpenAi`](crate::preset::OpenAi) and
+/// [`Anthropic`](crate::preset::Anthropic) presets turn it on), the
+/// `usage` of a whole JSON answer replaces what the request reserved, so a
+/// token quota stays counted right between readings (a response without
+/// the token headers), and what undeclared requests cost is learned from
+/// exact counts ([`Usage`](crate::signal::Usage) says which count settles
+/// which unit). A stream's usage is the caller's to read.
+///
+/// ```
+/// use courteous::signal::SignalParser;
+///
+/// // Any client: read `usage` from success bodies.
+/// let client = courteous::Client::builder()
+///     .parser(SignalParser::new().read_usage(true))
+///     .build();
+/// # let _ = client;
+/// ```
 ///
 /// Declare it with [`RequestOptions::cost`](crate::RequestOptions::cost):
 ///

@@ -13,7 +13,10 @@
 //! level(t + T) = L           whole again by then, if nobody spends more
 //! ```
 //!
-//! The mirror takes the low end, `E ← R − P` at `t`. Only the answer to a
+//! The mirror takes the low end, `E ← R − P` at `t`. `P` also holds our
+//! later sends than `s` already answered by answers without a reading of
+//! this quota (the server counted them after `s`), at what they spent or
+//! reserved. Only the answer to a
 //! later send than the last one synced re-syncs it (an older send's
 //! answer describes an older state). `t + T` is measured from the answer's
 //! arrival, a trip after the server counted, so a send at `t + T` reaches
@@ -60,6 +63,31 @@
 //! policy's limit may exceed what its bucket holds at once). Before any
 //! estimate an undeclared send reserves nothing; once there is one, the
 //! sends still out are priced at it.
+//!
+//! **Settling.** An answer may state what its send spent, `a` units (the
+//! `usage` of an OpenAI or Anthropic body, [`Signal::usage`](crate::signal::Signal::usage)).
+//! The send reserved `c` (declared, or `ĉ` then, or its price at the
+//! latest re-sync); while the mirror still holds that reservation (no
+//! window's end passed since: a window whole again holds no send of the
+//! old one), it holds `a` instead:
+//!
+//! ```text
+//! E ← min(L, E(now) + c − a)
+//! ```
+//!
+//! Then, in the fall between two readings, a settled declared send counts
+//! `a` where it counted `c`; and an undeclared send's `a` is a sample of
+//! `ĉ` itself (`c̄ ← a` first, or `c̄ + ½·(a − c̄)`; `ĉ = max(c̄, a)`), one
+//! a first reading cannot give: a quota first read after such answers
+//! starts from them. A reading in the same answer re-syncs after the
+//! settling (`E ← R − P`, its sample after `a`): where the server states
+//! what is left, it is what the mirror holds, and the fall still samples
+//! what the server counts per undeclared send (a server that counts more
+//! than `usage` says, as OpenAI may count `max_tokens` at admission, is still
+//! paced by its own count when that sample is the latest). So with a
+//! reading in every answer, settling changes only `ĉ`; without one (a
+//! gateway that drops the headers, a reading that lags), it keeps `E`
+//! what the sends spent until the next reading.
 //!
 //! **Admission.** A send of cost `c` goes when `E(now) ≥ min(c, L)` (a
 //! cost above the limit waits for a whole quota and may still be refused:
@@ -108,6 +136,27 @@ pub(crate) struct MeterReading<'a> {
     pub(crate) precision: Option<Duration>,
 }
 
+/// One send of ours, remembered for the cost samples.
+#[derive(Debug, Clone)]
+struct Sent {
+    seq: u64,
+    /// What it declared, in units other than requests.
+    declared: Vec<Cost>,
+    /// What its answer said it spent (settled), in units other than
+    /// requests.
+    spent: Vec<Cost>,
+}
+
+/// A send still out, in one quota.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    /// What it declared of this quota (`None`: the estimate).
+    declared: Option<f64>,
+    /// What the mirror's level holds for it now: its cost when it went or
+    /// at the latest re-sync; `None` once a window's end passed since.
+    reserved: Option<f64>,
+}
+
 /// The last reading synced from.
 #[derive(Debug, Clone, Copy)]
 struct Synced {
@@ -140,8 +189,8 @@ struct MeteredQuota {
     smoothed_cost: Option<f64>,
     /// `ĉ`: what an undeclared send costs.
     estimate: Option<f64>,
-    /// Our sends out and what each declared (`None`: the estimate).
-    held: BTreeMap<u64, Option<f64>>,
+    /// Our sends out: what each declared, what the level holds for it.
+    held: BTreeMap<u64, Held>,
 }
 
 impl MeteredQuota {
@@ -209,14 +258,34 @@ impl MeteredQuota {
     }
 
     fn take(&mut self, now: Instant, seq: u64, declared: Option<f64>) {
-        self.level = self.level(now) - self.cost(declared);
+        let cost = self.cost(declared);
+        self.level = self.level(now) - cost;
         self.at = now;
         if self.full_at.is_some_and(|full| now >= full) {
             // That window's end has passed; the next one's is unknown
-            // until a reading names it.
+            // until a reading names it. The level is whole again: it
+            // holds none of the sends of the last one.
             self.full_at = None;
+            for held in self.held.values_mut() {
+                held.reserved = None;
+            }
         }
-        self.held.insert(seq, declared);
+        let reserved = Some(cost);
+        self.held.insert(seq, Held { declared, reserved });
+    }
+
+    /// Send `held` (still held) spent `spent`; `undeclared`: it declared
+    /// no cost of this quota, so `spent` is a sample of the estimate. Past
+    /// a window's end the level is whole whatever it held (`level`), and
+    /// the next send forgets every reservation (`take`).
+    fn settle(&mut self, now: Instant, held: Option<Held>, spent: f64, undeclared: bool) {
+        if let Some(reserved) = held.and_then(|held| held.reserved) {
+            self.level = (self.level(now) + reserved - spent).min(self.limit);
+            self.at = now;
+        }
+        if undeclared {
+            self.learn(spent);
+        }
     }
 
     fn sync(
@@ -224,7 +293,7 @@ impl MeteredQuota {
         now: Instant,
         seq: u64,
         reading: &MeterReading,
-        recent: &VecDeque<(u64, Vec<Cost>)>,
+        recent: &VecDeque<Sent>,
         margin: Duration,
     ) {
         if self.latest.is_some_and(|latest| seq < latest.seq) {
@@ -264,12 +333,22 @@ impl MeteredQuota {
         }
         // Sends out before an estimate existed are priced at it now that
         // it does (the first burst went before any reading).
-        let out: f64 = self
-            .held
-            .iter()
-            .filter(|(held, _)| **held != seq)
-            .map(|(_, declared)| self.cost(*declared))
-            .sum();
+        let mut out = 0.0;
+        for (held_seq, held) in &mut self.held {
+            let cost = held.declared.or(self.estimate).unwrap_or(0.0);
+            held.reserved = Some(cost);
+            if *held_seq != seq {
+                out += cost;
+            }
+        }
+        // Later sends already answered, by answers without a reading of
+        // this quota: the server counted them after this answer's count.
+        for sent in recent {
+            if sent.seq > seq && !self.held.contains_key(&sent.seq) {
+                let declared = self.declared(&sent.declared);
+                out += self.declared(&sent.spent).unwrap_or(self.cost(declared));
+            }
+        }
         self.limit = limit;
         self.level = remaining - out;
         self.at = now;
@@ -312,32 +391,36 @@ impl MeteredQuota {
     }
 
     /// One cost sample: the quota fell `fell` units over our sends numbered
-    /// from `after` (exclusive) to `upto`.
+    /// from `after` (exclusive) to `upto`; a settled declared send counts
+    /// what it spent.
     fn learn_cost(
         &mut self,
         fell: f64,
         limit: f64,
-        recent: &VecDeque<(u64, Vec<Cost>)>,
+        recent: &VecDeque<Sent>,
         after: u64,
         upto: u64,
     ) {
         let (declared, undeclared) = recent
             .iter()
-            .filter(|(seq, _)| *seq > after && *seq <= upto)
-            .fold(
-                (0.0, 0u32),
-                |(declared, undeclared), (_, costs)| match costs
-                    .iter()
-                    .find(|cost| cost.unit() == self.unit)
-                {
-                    Some(cost) => (declared + cost.amount() as f64, undeclared),
+            .filter(|sent| sent.seq > after && sent.seq <= upto)
+            .fold((0.0, 0u32), |(declared, undeclared), sent| {
+                match self.declared(&sent.declared) {
+                    Some(cost) => {
+                        let spent = self.declared(&sent.spent).unwrap_or(cost);
+                        (declared + spent, undeclared)
+                    }
                     None => (declared, undeclared + 1),
-                },
-            );
+                }
+            });
         if undeclared == 0 {
             return;
         }
-        let sample = ((fell - declared) / f64::from(undeclared)).clamp(0.0, limit);
+        self.learn(((fell - declared) / f64::from(undeclared)).clamp(0.0, limit));
+    }
+
+    /// One sample of what an undeclared send costs.
+    fn learn(&mut self, sample: f64) {
         self.smoothed_cost = Some(match self.smoothed_cost {
             None => sample,
             Some(smoothed) => smoothed + COST_WEIGHT * (sample - smoothed),
@@ -362,8 +445,8 @@ impl MeteredQuota {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Metered {
     quotas: Vec<MeteredQuota>,
-    /// The latest sends: number and declared costs.
-    recent: VecDeque<(u64, Vec<Cost>)>,
+    /// The latest sends: number, declared costs, settled costs.
+    recent: VecDeque<Sent>,
     /// When each send of ours still out went.
     sent_at: BTreeMap<u64, Instant>,
     round_trip: RoundTrip,
@@ -399,8 +482,44 @@ impl Metered {
         if self.recent.len() == RECENT_SENDS {
             self.recent.pop_front();
         }
-        self.recent.push_back((seq, declared));
+        self.recent.push_back(Sent {
+            seq,
+            declared,
+            spent: Vec::new(),
+        });
         self.sent_at.insert(seq, now);
+    }
+
+    /// The answer to send `seq`, received at `now`, says it spent `spent`
+    /// (before [`answered`](Self::answered) and [`sync`](Self::sync) for
+    /// the same answer): each quota in a unit of `spent` holds that
+    /// instead of what the send reserved, and learns from it (module
+    /// docs, **Settling**).
+    pub(crate) fn settle(&mut self, now: Instant, seq: u64, spent: &[Cost]) {
+        let spent: Vec<Cost> = spent
+            .iter()
+            .copied()
+            .filter(|cost| cost.unit() != QuotaUnit::Requests)
+            .collect();
+        let sent = self.recent.iter_mut().find(|sent| sent.seq == seq);
+        let declared = sent.as_ref().map(|sent| sent.declared.clone());
+        if let Some(sent) = sent {
+            sent.spent.clone_from(&spent);
+        }
+        for quota in &mut self.quotas {
+            let Some(amount) = quota.declared(&spent) else {
+                continue;
+            };
+            let held = quota.held.get(&seq).copied();
+            // Declared nothing of this quota: from what it went with if it
+            // is still held, else from the latest sends.
+            let undeclared = match (held, &declared) {
+                (Some(held), _) => held.declared.is_none(),
+                (None, Some(declared)) => quota.declared(declared).is_none(),
+                (None, None) => false,
+            };
+            quota.settle(now, held, amount, undeclared);
+        }
     }
 
     /// Send `seq` was answered at `now` (or abandoned: `now` is `None`).
@@ -420,10 +539,16 @@ impl Metered {
             Some(index) => index,
             None if self.quotas.len() < MAX_QUOTAS => {
                 let mut quota = MeteredQuota::new(reading, now);
-                // The sends still out spend from it too.
-                for (seq, costs) in &self.recent {
-                    if self.sent_at.contains_key(seq) {
-                        quota.held.insert(*seq, quota.declared(costs));
+                for sent in &self.recent {
+                    let declared = quota.declared(&sent.declared);
+                    // The sends still out spend from it too…
+                    if self.sent_at.contains_key(&sent.seq) {
+                        let reserved = None;
+                        quota.held.insert(sent.seq, Held { declared, reserved });
+                    }
+                    // …and what the settled ones spent prices the others.
+                    if let (None, Some(spent)) = (declared, quota.declared(&sent.spent)) {
+                        quota.learn(spent);
                     }
                 }
                 self.quotas.push(quota);

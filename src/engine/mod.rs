@@ -455,6 +455,8 @@ impl Engine {
     /// A response arrived at `now` for the send `ticket`: learn from its
     /// signal and decide, classified by the configured
     /// [`retry_statuses`](Config::retry_statuses) (throttled or final).
+    /// What the signal says the send spent ([`Signal::usage`]) settles its
+    /// [`Cost`] before its quota readings re-sync.
     pub fn on_response(
         &self,
         ticket: InFlight,

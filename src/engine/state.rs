@@ -367,6 +367,15 @@ impl ScopeState {
         signal: &Signal,
         attempt: &Attempt,
     ) -> Verdict {
+        // What the answer says the send spent replaces what it reserved,
+        // before the send is released and the readings re-sync.
+        if let Some(usage) = signal.usage() {
+            let spent: Vec<Cost> = usage
+                .iter()
+                .map(|(unit, amount)| Cost::new(unit, amount))
+                .collect();
+            self.metered.settle(now, seq, &spent);
+        }
         self.settle(seq, attempt, now);
         let located = signal
             .date()

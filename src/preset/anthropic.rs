@@ -4,6 +4,7 @@ use http::StatusCode;
 
 use super::{Settings, adapters, sdk_style};
 use crate::classify::{Classify, Response, ResponseClass};
+use crate::signal::SignalParser;
 
 /// Anthropic's API, as its documentation and anthropic-sdk-python describe
 /// it:
@@ -16,11 +17,26 @@ use crate::classify::{Classify, Response, ResponseClass};
 ///   final refusal ([`ResponseClass::Refused`](crate::classify::ResponseClass::Refused)):
 ///   an error at once, never retried; `true` is retried;
 /// - `408`, `409` and `5xx` are retried as failures of the request alone;
-/// - 3 attempts in all, as the SDK's 2 retries.
+/// - 3 attempts in all, as the SDK's 2 retries;
+/// - the token quotas are paced by cost ([`Cost`](crate::engine::Cost)):
+///   what a request declares, else what earlier ones cost; the `usage` of
+///   a whole answer (`application/json`, not a stream) settles what it
+///   spent of the input-tokens quota (`input_tokens +
+///   cache_creation_input_tokens`) and of the output-tokens quota
+///   (`output_tokens`), as Anthropic's limiter settles a request's
+///   `max_tokens` to what it wrote ([`SignalParser::read_usage`]).
 ///
 /// ```
+/// use courteous::RequestOptions;
+/// use courteous::engine::Cost;
+/// use courteous::signal::QuotaUnit;
+///
 /// let client = courteous::preset::Anthropic.client().build();
-/// # let _ = client;
+/// // `max_tokens: 1024` and a prompt of about 300 tokens.
+/// let options = RequestOptions::new()
+///     .cost(Cost::new(QuotaUnit::OutputTokens, 1_024))
+///     .cost(Cost::new(QuotaUnit::InputTokens, 300));
+/// # let _ = (client, options);
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Anthropic;
@@ -44,6 +60,10 @@ impl Classify for Anthropic {
 }
 
 impl Settings for Anthropic {
+    fn parser(&self) -> SignalParser {
+        SignalParser::new().read_usage(true)
+    }
+
     fn max_attempts(&self) -> Option<u32> {
         Some(Self::MAX_ATTEMPTS)
     }

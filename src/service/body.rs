@@ -1,8 +1,10 @@
-//! Reading a throttled response's body prefix for hints, and handing the
+//! Reading a response's body prefix for hints (a throttled response) or
+//! for what its request spent (a success's `usage`), and handing the
 //! response back with its body unchanged.
 //!
-//! Only responses with a throttling status whose media type may carry a hint
-//! ([`SignalParser::wants_body`]) are read, and at most
+//! Only responses whose status and media type may carry either
+//! ([`SignalParser::wants_body`]: an error in JSON or XML; a `2xx` in
+//! `application/json` when the parser reads usage) are read, and at most
 //! [`SignalParser::max_body_bytes`] (64 KiB by default). A longer body is not
 //! buffered: the prefix read is chained in front of the rest of the stream,
 //! so the caller still reads every byte. Other responses are not touched.

@@ -223,18 +223,26 @@ pub(crate) fn execute<'a, T: Transport>(
                     let classifier = core.settings.classifier.as_deref();
                     let may_retry = config.is_retry_status(status)
                         || classifier.is_some_and(|classifier| classifier.may_retry(status));
-                    let (resp, signal, prefix) = if may_retry {
+                    let parser = &core.settings.parser;
+                    // A success is read only for its `usage`, when the
+                    // parser is told to (`SignalParser::read_usage`).
+                    let usage = !may_retry && parser.wants_body(status, resp.headers());
+                    let (resp, signal, prefix) = if may_retry || usage {
                         // Boxed: the slow path's state stays out of every request's future.
-                        let mut read = Box::pin(body::read_signal(resp, &core.settings.parser));
+                        let mut read = Box::pin(body::read_signal(resp, parser));
                         match within(deadline_at, &mut timer, read.as_mut()).await {
-                            Some(read) => read,
+                            // A success body is no hint: the classifier
+                            // sees none.
+                            Some((resp, signal, prefix)) => {
+                                (resp, signal, prefix.filter(|_| may_retry))
+                            }
                             None => {
                                 let url = target(&backup);
                                 return Err(cut(core, &handle, deadline, &progress, fail, url));
                             }
                         }
                     } else {
-                        let signal = core.settings.parser.parse(status, resp.headers(), None);
+                        let signal = parser.parse(status, resp.headers(), None);
                         (resp, signal, None)
                     };
                     let view = crate::classify::Response::new(

@@ -32,6 +32,9 @@
 //!   ([`Signal::refusal`], [`Signal::bucket`], [`Signal::is_global`]). One
 //!   response can describe several quotas, each with a name and a
 //!   [`QuotaUnit`]. The table of APIs is in `docs/apis.md`.
+//! - With [`SignalParser::read_usage`] (the OpenAI and Anthropic presets
+//!   turn it on): the `usage` of a success body in `application/json`,
+//!   what the request spent ([`Signal::usage`], [`Usage`]).
 //!
 //! # Precedence
 //!
@@ -81,6 +84,7 @@ mod problem;
 mod quota;
 mod refusal;
 mod retry_after;
+mod usage;
 mod value;
 mod vendor;
 mod x_ratelimit;
@@ -90,6 +94,7 @@ use http::{HeaderMap, StatusCode};
 pub use parser::{ResetFormat, SignalParser};
 pub use quota::{Quota, QuotaSource, QuotaUnit};
 pub use refusal::{AWS_THROTTLING_CODES, Refusal};
+pub use usage::Usage;
 pub use value::{HintSource, RetryHint, Signal};
 
 /// Shorthand for [`SignalParser::new().parse(…)`](SignalParser::parse).

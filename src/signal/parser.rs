@@ -6,6 +6,7 @@ use http::{HeaderMap, StatusCode};
 
 use super::fields::{Clock, Field, Fields, date_header};
 use super::refusal::{Refusal, aws_code};
+use super::usage::{Usage, is_plain_json};
 use super::value::{Extras, ServerDate, Signal};
 use super::{ietf, problem, retry_after, vendor, x_ratelimit};
 
@@ -29,6 +30,7 @@ use super::{ietf, problem, retry_after, vendor, x_ratelimit};
 pub struct SignalParser {
     body_limit: usize,
     reset_format: ResetFormat,
+    read_usage: bool,
 }
 
 /// How a `RateLimit-Reset` or `X-RateLimit-Reset` value is read.
@@ -69,7 +71,49 @@ impl SignalParser {
         Self {
             body_limit: Self::DEFAULT_BODY_LIMIT,
             reset_format: ResetFormat::Auto,
+            read_usage: false,
         }
+    }
+
+    /// Read what a request spent from its success body's `usage`, as
+    /// OpenAI and Anthropic report it ([`Usage`], [`Signal::usage`]); the
+    /// engine then settles the request's cost with it (see
+    /// [`Cost`](crate::engine::Cost)). Off by default; the
+    /// [`OpenAi`](crate::preset::OpenAi) and
+    /// [`Anthropic`](crate::preset::Anthropic) presets turn it on.
+    ///
+    /// Only a `2xx` in `application/json` is read (a stream,
+    /// `text/event-stream`, is the caller's), at most
+    /// [`max_body_bytes`](Self::max_body_bytes) of it, and handed back to
+    /// the caller whole; a longer body, or one without a `usage` this
+    /// crate reads, settles nothing.
+    ///
+    /// ```
+    /// use courteous::signal::{QuotaUnit, SignalParser};
+    /// use http::{HeaderMap, HeaderValue, StatusCode};
+    ///
+    /// let parser = SignalParser::new().read_usage(true);
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("content-type", HeaderValue::from_static("application/json"));
+    /// assert!(parser.wants_body(StatusCode::OK, &headers));
+    ///
+    /// let body = br#"{"object":"chat.completion","usage":{"prompt_tokens":9,"completion_tokens":12,"total_tokens":21}}"#;
+    /// let signal = parser.parse(StatusCode::OK, &headers, Some(body));
+    /// assert_eq!(signal.usage().unwrap().get(QuotaUnit::Tokens), Some(21));
+    ///
+    /// // A stream is never read.
+    /// headers.insert("content-type", HeaderValue::from_static("text/event-stream"));
+    /// assert!(!parser.wants_body(StatusCode::OK, &headers));
+    /// ```
+    pub fn read_usage(mut self, read: bool) -> Self {
+        self.read_usage = read;
+        self
+    }
+
+    /// Whether success bodies are read for their `usage`
+    /// ([`read_usage`](Self::read_usage)).
+    pub fn reads_usage(&self) -> bool {
+        self.read_usage
     }
 
     /// How `RateLimit-Reset` and `X-RateLimit-Reset` are read (default
@@ -96,14 +140,25 @@ impl SignalParser {
     /// a JSON media type (`application/json`, `application/problem+json`, any
     /// `application/…+json`, AWS's `application/x-amz-json-1.x`) or an XML
     /// one (`application/xml`, `text/xml`: an AWS error's `<Code>`), and a
-    /// non-zero body limit.
+    /// non-zero body limit; or, with [`read_usage`](Self::read_usage), a
+    /// `2xx` in `application/json`, for its `usage`.
     ///
-    /// Success bodies are never read: a `retry_after` member of a 200's JSON
-    /// is application data, not a hint.
+    /// Success bodies are never read for hints: a `retry_after` member of
+    /// a 200's JSON is application data, not a hint.
     pub fn wants_body(&self, status: StatusCode, headers: &HeaderMap) -> bool {
+        self.wants_problem(status, headers) || self.wants_usage(status, headers)
+    }
+
+    /// An error body that may carry a hint (see [`wants_body`](Self::wants_body)).
+    fn wants_problem(&self, status: StatusCode, headers: &HeaderMap) -> bool {
         (status.is_client_error() || status.is_server_error())
             && self.body_limit > 0
             && problem::media(headers).is_some()
+    }
+
+    /// A success body that may state its `usage`.
+    fn wants_usage(&self, status: StatusCode, headers: &HeaderMap) -> bool {
+        self.read_usage && status.is_success() && self.body_limit > 0 && is_plain_json(headers)
     }
 
     /// Parse a response, using the local clock only when a time has no
@@ -144,16 +199,22 @@ impl SignalParser {
         body: Option<&[u8]>,
         now: impl FnOnce() -> SystemTime,
     ) -> Signal {
+        let body = body.map(|body| &body[..body.len().min(self.body_limit)]);
         let problem = match (body, problem::media(headers)) {
-            (Some(body), Some(media)) if self.wants_body(status, headers) => {
-                problem::read_as(media, &body[..body.len().min(self.body_limit)])
+            (Some(body), Some(media)) if self.wants_problem(status, headers) => {
+                problem::read_as(media, body)
             }
             _ => None,
         };
+        let usage = body
+            .filter(|_| self.wants_usage(status, headers))
+            .and_then(Usage::from_json);
         let fields = Fields::scan(headers);
         if fields.is_empty() && problem.is_none() {
             // `Date` alone: the engine locates the server's clock with it.
-            return Signal::default().with_date(date_header(headers));
+            return Signal::default()
+                .with_date(date_header(headers))
+                .with_usage(usage);
         }
         let problem = problem.unwrap_or_default();
         let clock = Clock::new(headers, now()).with_reset_format(self.reset_format);
@@ -219,5 +280,6 @@ impl SignalParser {
             .with_violated_policies(problem.violated_policies)
             .with_extras(extras)
             .with_server_date(date)
+            .with_usage(usage)
     }
 }

@@ -5,6 +5,7 @@ use std::time::{Duration, SystemTime};
 
 use super::quota::{Quota, binding_index};
 use super::refusal::Refusal;
+use super::usage::Usage;
 
 /// Everything a response said about the server's rate limits.
 ///
@@ -18,6 +19,9 @@ pub struct Signal {
     violated_policies: Vec<String>,
     extras: Extras,
     date: Option<ServerDate>,
+    /// Boxed: most signals have none, and a signal rides in every
+    /// request's future.
+    usage: Option<Box<Usage>>,
 }
 
 /// A response's `Date` header, and whether the signal's times (an
@@ -64,7 +68,32 @@ impl Signal {
             violated_policies: Vec::new(),
             extras: Extras::default(),
             date: None,
+            usage: None,
         }
+    }
+
+    /// The signal with what its request spent (`None`: not stated), for a
+    /// custom parser or a test: the engine settles the request's cost
+    /// with it.
+    ///
+    /// ```
+    /// use courteous::signal::{QuotaUnit, Signal, Usage};
+    ///
+    /// let usage = Usage::from_json(br#"{"usage":{"total_tokens":42}}"#);
+    /// let signal = Signal::default().with_usage(usage);
+    /// assert_eq!(signal.usage().and_then(|u| u.get(QuotaUnit::Tokens)), Some(42));
+    /// ```
+    pub fn with_usage(mut self, usage: Option<Usage>) -> Self {
+        self.usage = usage.map(Box::new);
+        self
+    }
+
+    /// What the response says its request spent: the `usage` of an OpenAI
+    /// or Anthropic success body, read when the parser is told the API
+    /// reports it ([`SignalParser::read_usage`](super::SignalParser::read_usage);
+    /// the two presets do).
+    pub fn usage(&self) -> Option<&Usage> {
+        self.usage.as_deref()
     }
 
     pub(crate) fn with_server_date(mut self, date: Option<ServerDate>) -> Self {
@@ -177,7 +206,9 @@ impl Signal {
         &self.violated_policies
     }
 
-    /// True when the response carried no rate-limit information at all.
+    /// True when the response carried no rate-limit information at all (a
+    /// [`usage`](Self::usage) is none: it says what was spent, not what
+    /// is left).
     pub fn is_empty(&self) -> bool {
         self.retry_after.is_none()
             && self.policies.is_empty()

@@ -411,3 +411,164 @@ fn a_refusal_with_just_a_sends_worth_left_is_not_the_quotas() {
     m.sync(now + MS, 2, &tokens(100, 997));
     assert!(!m.refused(now + MS), "100 left, a send costs 100");
 }
+
+/// The answer to send `seq`, at `now`, says it spent `spent` tokens and
+/// carries no reading.
+fn settled(m: &mut Metered, now: Instant, seq: u64, spent: u64) {
+    m.settle(now, seq, &[Cost::tokens(spent)]);
+    m.answered(seq, Some(now));
+}
+
+#[test]
+fn a_declared_over_estimate_is_given_back_when_its_answer_says_what_it_spent() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let now = learned(&mut m, t0);
+    // 300 left: a send declaring 300 (its `max_tokens`) takes them all.
+    m.take(now, 2, &[Cost::tokens(300)]);
+    assert_eq!(fits(&mut m, now, 3), 0);
+    // It spent 100: 200 left, two undeclared sends of 100 fit.
+    settled(&mut m, now + MS, 2, 100);
+    assert_eq!(fits(&mut m, now + MS, 3), 2);
+}
+
+#[test]
+fn a_send_that_spent_more_than_it_reserved_holds_what_it_spent() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let now = learned(&mut m, t0);
+    // 300 left; an undeclared send reserves 100 but spent 250: 50 left,
+    // and no undeclared send fits (the estimate is now 250).
+    m.take(now, 2, &[]);
+    settled(&mut m, now + MS, 2, 250);
+    assert_eq!(fits(&mut m, now + MS, 3), 0);
+    assert_eq!(m.wait(now + MS, &[Cost::tokens(50)]), None);
+    assert!(m.wait(now + MS, &[Cost::tokens(51)]).is_some());
+}
+
+#[test]
+fn an_exact_cost_prices_the_sends_before_two_readings_do() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    // Four go before any reading; the first answer reads 400 left of 500
+    // and says it spent 100: the three still out hold 300, 100 is left.
+    for seq in 0..4 {
+        m.take(t0, seq, &[]);
+    }
+    m.settle(t0 + MS, 0, &[Cost::tokens(100)]);
+    m.answered(0, Some(t0 + MS));
+    m.sync(t0 + MS, 0, &tokens(400, 1_000));
+    assert_eq!(fits(&mut m, t0 + MS, 4), 1);
+    // Without the usage, the first reading alone prices nothing
+    // (`a_first_reading_alone_prices_nothing`).
+}
+
+#[test]
+fn a_quota_first_read_after_settled_answers_starts_from_them() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    // Two answers without a reading say 120 and 80; the third reads 400.
+    for seq in 0..3 {
+        m.take(t0, seq, &[]);
+    }
+    settled(&mut m, t0 + MS, 0, 120);
+    settled(&mut m, t0 + MS, 1, 80);
+    m.answered(2, Some(t0 + 2 * MS));
+    m.sync(t0 + 2 * MS, 2, &tokens(400, 1_000));
+    // ĉ = max(c̄, latest) = max(100, 80) = 100: four fit in 400.
+    assert_eq!(fits(&mut m, t0 + 2 * MS, 3), 4);
+}
+
+#[test]
+fn a_reading_in_the_same_answer_is_what_the_mirror_holds() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let now = learned(&mut m, t0);
+    // Send 2 declared 300 and spent 100; its answer reads 200 left (the
+    // server counted what it spent): the reading wins, 200 left.
+    m.take(now, 2, &[Cost::tokens(300)]);
+    m.settle(now + MS, 2, &[Cost::tokens(100)]);
+    m.answered(2, Some(now + MS));
+    m.sync(now + MS, 2, &tokens(200, 997));
+    assert_eq!(fits(&mut m, now + MS, 3), 2);
+}
+
+#[test]
+fn a_quota_whole_again_holds_no_send_of_before() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    // A bucket at 500/s, 50 left, sends 2 to 4 out (100 each), full by
+    // now + 300 ms if nobody spent.
+    let now = bucket_spent(&mut m, t0);
+    // Past it the level is whole: send 5 takes 100 of 500, and sends 2 to
+    // 4, of before, are no longer held…
+    let after = now + Duration::from_millis(400);
+    m.take(after, 5, &[]);
+    // …so what send 2 spent (400, not 100) takes nothing more: 400 left.
+    settled(&mut m, after, 2, 400);
+    let wait = m.wait(after, &[Cost::tokens(500)]).expect("400 left");
+    assert!(wait.abs_diff(Duration::from_millis(200)) < MS, "{wait:?}");
+    // Send 5 is still held: its usage settles it.
+    settled(&mut m, after, 5, 200);
+    let wait = m.wait(after, &[Cost::tokens(500)]).expect("300 left");
+    assert!(wait.abs_diff(Duration::from_millis(400)) < MS, "{wait:?}");
+}
+
+#[test]
+fn a_settled_declared_send_counts_what_it_spent_in_the_fall() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let reading = |remaining| MeterReading {
+        limit: Some(10_000),
+        ..tokens(remaining, 60_000)
+    };
+    send_and_read(&mut m, t0, 0, MS, reading(9_900));
+    // Send 1 declares 1,000 and spent 200, send 2 declares nothing; the
+    // next reading says 9,900 − 200 − 300: the undeclared one cost 300.
+    m.take(t0 + MS, 1, &[Cost::tokens(1_000)]);
+    m.take(t0 + MS, 2, &[]);
+    settled(&mut m, t0 + 2 * MS, 1, 200);
+    m.answered(2, Some(t0 + 3 * MS));
+    m.sync(t0 + 3 * MS, 2, &reading(9_400));
+    // 9,400 left at 300 a send: 31 fit.
+    assert_eq!(fits(&mut m, t0 + 3 * MS, 3), 31);
+}
+
+#[test]
+fn usage_in_another_unit_or_of_an_unknown_send_changes_nothing() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let now = learned(&mut m, t0);
+    m.take(now, 2, &[]);
+    m.settle(now + MS, 2, &[Cost::new(QuotaUnit::OutputTokens, 10_000)]);
+    m.settle(now + MS, 2, &[Cost::new(QuotaUnit::Requests, 10_000)]);
+    m.settle(now + MS, 99, &[Cost::tokens(10_000)]);
+    m.answered(2, Some(now + MS));
+    // 300 − send 2's 100: two more fit, as without any usage.
+    assert_eq!(fits(&mut m, now + MS, 3), 2);
+}
+
+#[test]
+fn a_later_send_answered_before_an_older_reading_is_not_counted_twice() {
+    let t0 = Instant::now();
+    let mut m = Metered::default();
+    let now = learned(&mut m, t0);
+    // 300 left; sends 2 and 3 go. Send 3's answer, without a reading,
+    // comes first and says 100; send 2's reads 200 left, counted before
+    // send 3: 100 left, one more fits.
+    m.take(now, 2, &[]);
+    m.take(now, 3, &[]);
+    settled(&mut m, now + MS, 3, 100);
+    m.answered(2, Some(now + 2 * MS));
+    m.sync(now + 2 * MS, 2, &tokens(200, 997));
+    assert_eq!(fits(&mut m, now + 2 * MS, 4), 1);
+    // Without its usage, send 3 counts at the estimate.
+    let mut m = Metered::default();
+    let now = learned(&mut m, t0);
+    m.take(now, 2, &[]);
+    m.take(now, 3, &[]);
+    m.answered(3, Some(now + MS));
+    m.answered(2, Some(now + 2 * MS));
+    m.sync(now + 2 * MS, 2, &tokens(200, 997));
+    assert_eq!(fits(&mut m, now + 2 * MS, 4), 1);
+}

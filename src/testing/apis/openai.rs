@@ -1,5 +1,7 @@
 //! A mock of OpenAI's API at its limits.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use wiremock::{Request, Respond, ResponseTemplate};
@@ -17,8 +19,12 @@ use super::meter::{Quotas, Spec};
 /// `retry-after` (whole seconds), `retry-after-ms`, and OpenAI's JSON error
 /// (`rate_limit_exceeded`, of type `requests` or `tokens`). Each request
 /// costs [`tokens_per_request`](Self::tokens_per_request) tokens (standing
-/// for its prompt and `max_tokens`). [`out_of_credit`](Self::out_of_credit)
-/// makes every answer OpenAI's `insufficient_quota` `429`.
+/// for its prompt and its answer), and a success states it as OpenAI does,
+/// `usage.prompt_tokens`, `completion_tokens` and `total_tokens`.
+/// [`out_of_credit`](Self::out_of_credit) makes every answer OpenAI's
+/// `insufficient_quota` `429`; [`token_headers_every`](Self::token_headers_every)
+/// drops the token headers from most answers, as a gateway in front of
+/// the API may.
 ///
 /// ```
 /// use std::time::Duration;
@@ -32,7 +38,13 @@ use super::meter::{Quotas, Spec};
 pub struct OpenAiApi {
     quotas: Quotas,
     tokens_per_request: u64,
+    /// From this many admitted requests on, each costs the second.
+    then: Option<(u64, u64)>,
     out_of_credit: bool,
+    /// The token headers go on every this many answers (1: all).
+    token_headers_every: u64,
+    /// Answers so far, shared by clones: numbers them for the above.
+    answers: Arc<AtomicU64>,
 }
 
 impl OpenAiApi {
@@ -44,13 +56,78 @@ impl OpenAiApi {
                 Spec::continuous("tokens", tokens, window),
             ]),
             tokens_per_request: 100,
+            then: None,
             out_of_credit: false,
+            token_headers_every: 1,
+            answers: Arc::default(),
         }
+    }
+
+    /// Count tokens in fixed windows: the token quota comes back whole at
+    /// the end of each window (the first opens with the first request), as
+    /// a gateway's per-minute counter does; OpenAI's own refills
+    /// continuously (the default).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use courteous::testing::OpenAiApi;
+    ///
+    /// let api = OpenAiApi::new(1_000, 1_000, Duration::from_secs(1)).token_windows();
+    /// assert_eq!(api.received(), 0);
+    /// ```
+    pub fn token_windows(mut self) -> Self {
+        let specs: Vec<Spec> = self
+            .quotas
+            .specs()
+            .into_iter()
+            .map(|spec| match spec.name {
+                "tokens" => Spec::window(spec.name, spec.limit, spec.window),
+                _ => spec,
+            })
+            .collect();
+        self.quotas = Quotas::new(&specs);
+        self
+    }
+
+    /// Send the `x-ratelimit-*-tokens` headers on the first answer and
+    /// then on every `n`-th one only, refusals included (default 1: on
+    /// every answer, as api.openai.com does); the request headers and a
+    /// success's `usage` are on every answer. A gateway or a proxy in front
+    /// of the API that drops them, or one that pools several deployments
+    /// of which some do not send them, answers so.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use courteous::testing::OpenAiApi;
+    ///
+    /// let api = OpenAiApi::new(1_000, 1_000, Duration::from_secs(1)).token_headers_every(10);
+    /// assert_eq!(api.received(), 0);
+    /// ```
+    pub fn token_headers_every(mut self, n: u64) -> Self {
+        self.token_headers_every = n.max(1);
+        self
     }
 
     /// Tokens each request costs (default 100).
     pub fn tokens_per_request(mut self, tokens: u64) -> Self {
         self.tokens_per_request = tokens;
+        self
+    }
+
+    /// Once `admitted` requests were admitted, each costs `tokens`: a
+    /// workload that changes (short prompts, then long ones).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use courteous::testing::OpenAiApi;
+    ///
+    /// let api = OpenAiApi::new(60, 10_000, Duration::from_secs(60))
+    ///     .tokens_per_request(100)
+    ///     .then_tokens_per_request(20, 250);
+    /// assert_eq!(api.admitted(), 0);
+    /// ```
+    pub fn then_tokens_per_request(mut self, admitted: u64, tokens: u64) -> Self {
+        self.then = Some((admitted, tokens));
         self
     }
 
@@ -73,17 +150,24 @@ impl Respond for OpenAiApi {
                 "application/json",
             );
         }
-        let decision = self
-            .quotas
-            .decide(Instant::now(), &[1, self.tokens_per_request]);
+        let tokens = match self.then {
+            Some((after, tokens)) if self.quotas.counters.admitted() >= after => tokens,
+            _ => self.tokens_per_request,
+        };
+        let decision = self.quotas.decide(Instant::now(), &[1, tokens]);
         let template = match decision.rejected_for {
-            None => ResponseTemplate::new(200).set_body_raw(
-                format!(
-                    r#"{{"object":"chat.completion","usage":{{"total_tokens":{}}}}}"#,
-                    self.tokens_per_request
-                ),
-                "application/json",
-            ),
+            None => {
+                // A quarter prompt, the rest the answer.
+                let total = tokens;
+                let prompt = total / 4;
+                let completion = total - prompt;
+                ResponseTemplate::new(200).set_body_raw(
+                    format!(
+                        r#"{{"id":"chatcmpl-1","object":"chat.completion","choices":[{{"index":0,"message":{{"role":"assistant","content":"ok"}},"finish_reason":"stop"}}],"usage":{{"prompt_tokens":{prompt},"completion_tokens":{completion},"total_tokens":{total}}}}}"#
+                    ),
+                    "application/json",
+                )
+            }
             Some(wait) => {
                 let kind = if decision.readings[0].remaining == 0 {
                     "requests"
@@ -103,8 +187,13 @@ impl Respond for OpenAiApi {
         };
         let mut template =
             template.insert_header("date", httpdate::fmt_http_date(SystemTime::now()));
+        let answer = self.answers.fetch_add(1, Ordering::Relaxed);
+        let token_headers = answer.is_multiple_of(self.token_headers_every);
         for (spec, reading) in self.quotas.specs().iter().zip(&decision.readings) {
             let name = spec.name;
+            if name == "tokens" && !token_headers {
+                continue;
+            }
             template = template
                 .insert_header(
                     format!("x-ratelimit-limit-{name}"),
