@@ -56,8 +56,9 @@
 //! end, `successes / (span − g − s)` (none while the span is within its
 //! own uncertainty), nor than the cycle sustains. Each refusal sets that
 //! ceiling from the latest measurement, so a server that speeds up again
-//! is followed up to the cycle's pace. Without that ceiling a bucket whose first hint was
-//! its next unit's (16 s), read as a cycle of its whole burst (45), grew
+//! is followed up to the cycle's pace. Without that ceiling a bucket
+//! whose first hint was its next unit's (16 s), read as a cycle of its
+//! whole burst (45), grew
 //! back to 2.7 units a second after every success, 43 times its rate:
 //! one refusal per success. The successes a trickle paced are no burst
 //! either: a measurement restarted past the horizon keeps the capacity.
