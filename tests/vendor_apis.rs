@@ -436,8 +436,7 @@ async fn google_per_minute(c: usize) {
 per_concurrency!(
     google,
     google_per_minute,
-    one = "no quota headers: needs the engine to learn a quota from refusals",
-    four = "no quota headers: needs the engine to learn a quota from refusals"
+    four = "no quota headers: 14-17 of 16 sent; each 17 is one lone refusal that refutes a concurrency limit put on trial by the first burst's staggered refusals (as AWS at c=4)"
 );
 
 async fn github_primary(c: usize) {

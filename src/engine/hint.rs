@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 /// `Retry-After`'s unit, and `Date`'s.
-const SECOND: Duration = Duration::from_secs(1);
+pub(crate) const SECOND: Duration = Duration::from_secs(1);
 
 /// A refusal's wait from the moment its response arrived, and its
 /// *grain*: the unit it was given in. The instant it names lies within a

@@ -33,7 +33,7 @@ const DEFAULT_CASES: u64 = 400;
 const WITHIN_AT_LEAST: [(limiter::Kind, usize); 7] = [
     (limiter::Kind::TokenBucket, 36),
     (limiter::Kind::FixedWindowAligned, 33),
-    (limiter::Kind::FixedWindowFirst, 32),
+    (limiter::Kind::FixedWindowFirst, 34),
     (limiter::Kind::SlidingLog, 41),
     (limiter::Kind::SlidingCounter, 32),
     (limiter::Kind::LeakyBucket, 35),
@@ -407,4 +407,56 @@ fn an_epoch_reset_is_located_on_the_servers_clock() {
         None,
         Some(style::Style::XRateLimitEpoch),
     );
+}
+
+/// A window with precise hints (Google's `retryDelay`, problem+json
+/// `retry_after_ms`) whose burst comes back whole at its refusal's hint:
+/// no bucket refilling one unit per hint gives that, so it is paced as
+/// the window it is from that return on, not at the rate of its first
+/// cycle, whose next unit a second refusal used to show. A window of 5
+/// per 1 s opened by the first request (Google's mock), 12 successes:
+/// c=1 14 sent, now 13; c=4 17, now 16. Seed 1892, a clock-aligned
+/// window of 20 per 0.22 s, c=8, 60 successes: 76 sent, now 68. A window
+/// whose first was partial is longer than that first cycle: the next
+/// cycle opens with one send alone, whose refusal shows the window's end
+/// (seed 1286, a clock window of 4 per 809 s, c=4, 12 successes: 17 sent,
+/// one refusal past N + C; the whole next burst sent at once: 19).
+#[test]
+fn a_window_is_known_when_its_burst_comes_back_whole() {
+    let google = |concurrency| Case {
+        seed: 1_000_101,
+        kind: limiter::Kind::FixedWindowFirst,
+        style: style::Style::ProblemMs,
+        rounding: style::Rounding::Up,
+        limit: 5,
+        window: 1.0,
+        phase: 0.0,
+        rtt: 0.001,
+        jitter: 0.2,
+        server_tick: 0.0,
+        concurrency,
+        successes: 12,
+        change: None,
+        other: None,
+        slow_refusals: false,
+        tokens: None,
+    };
+    let cases = [
+        (google(1), 0),
+        (google(4), 0),
+        (Case::draw(1892), 0),
+        (Case::draw(1286), 1),
+    ];
+    for (case, probes) in cases {
+        let result = judge(case);
+        let allowed = result.case.successes + result.case.concurrency as u64 + probes;
+        assert!(
+            result.outcome.finished && result.outcome.sent <= allowed,
+            "seed {}: {} sent for {} at c={} (at most {allowed})",
+            result.case.seed,
+            result.outcome.sent,
+            result.case.successes,
+            result.case.concurrency,
+        );
+    }
 }

@@ -78,6 +78,13 @@ impl Cycle {
         self.sends.len()
     }
 
+    /// Whether a send that left at `from` or later is still unanswered.
+    pub(super) fn unanswered_since(&self, from: Instant) -> bool {
+        self.sends
+            .iter()
+            .any(|s| s.answered.is_none() && s.sent >= from)
+    }
+
     /// How long from `now` until one more send keeps at most `burst` sends
     /// in any span of `period` (each counted from its answer, when it has
     /// one); `None` when it may go now.

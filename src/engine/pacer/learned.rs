@@ -42,6 +42,22 @@
 //!   not spend [`BURST_SPENT`] of the capacity say nothing of a window (a
 //!   bucket's hint is often the time to its next unit only).
 //!
+//! - **a window shown by its return**: a precise hint that ends a spent
+//!   burst is at least the time to the next unit, and a bucket refills no
+//!   faster than one unit per hint `h` (its next unit is at most one
+//!   unit's time away), so after the hint's end `a` it has given at most
+//!   `1 + (t − a + g + s) / h` units by `t`. More successes than that (and
+//!   most of the burst) are a window's (or a log's) return: the burst is
+//!   paced once per cycle from then on, with no second refusal to show it
+//!   (a window of 5 per 1 s opened by the first request, as Google's
+//!   quota, was refused once more a fifth of a second into its second
+//!   window). The cycle then bounds the window from below only (a clock's
+//!   window whose first was partial is longer): once the whole burst is
+//!   back, the hint's end is a boundary, the next cycle opens with one send
+//!   alone, and a refusal of it at a precise hint gives the window's length
+//!   as the span between the two boundaries instead of a trickle. A
+//!   success a cycle past the boundary confirms the cycle.
+//!
 //! A learned cycle is refused only when the burst does not come back whole
 //! within it: a sliding window counter (its previous window's count weighs
 //! on the next one, so a burst at a window's start is refused partway),
@@ -65,7 +81,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::hint::Hint;
+use super::super::hint::{Hint, SECOND};
 use super::super::time::later;
 use super::{BURST_SPENT, MEASURE_HORIZON, secs};
 
@@ -115,6 +131,38 @@ pub(super) struct Learned {
     /// The last refusal measured the capacity (the burst before it).
     capacity_from_last_refusal: bool,
     trickle: Option<Trickle>,
+    /// A spent burst a precise hint ended, until its units come back
+    /// faster than one per hint (a window) or the next refusal.
+    returning: Option<Returning>,
+    /// Where that hint pointed to, once its burst came back whole: a
+    /// boundary of the window.
+    boundary: Option<Instant>,
+}
+
+/// The end of a precise hint that ended a spent burst, and what a bucket
+/// could give back after it (module docs: a window shown at its return).
+#[derive(Debug, Clone, Copy)]
+struct Returning {
+    /// Where the hint pointed to.
+    at: Instant,
+    /// The hint itself: a bucket refills no faster than one unit per hint
+    /// (the hint is the time to its next unit, at most one unit's time).
+    hint: Duration,
+    /// How far `at` may be off: the timer's grain and the round trip's
+    /// spread.
+    margin: Duration,
+}
+
+impl Returning {
+    /// Whether `successes` since the refusal, the last answered at `now`,
+    /// are more than a bucket refilling one unit per hint after `at` gives.
+    fn outran_a_bucket(&self, now: Instant, successes: u64) -> bool {
+        let since = secs(
+            now.saturating_duration_since(self.at)
+                .saturating_add(self.margin),
+        );
+        successes as f64 > 1.0 + since / secs(self.hint).max(f64::EPSILON)
+    }
 }
 
 impl Learned {
@@ -139,7 +187,26 @@ impl Learned {
     /// trickle at what the cycle sustains less one unit, or at half the
     /// trickle's rate. (A counter sustains one unit less per window than
     /// its limit: its last unit falls due at the very boundary.)
-    pub(super) fn refused_in_cycle(&mut self) {
+    pub(super) fn refused_in_cycle(&mut self, now: Instant, hint: Option<Hint>) {
+        // A window whose burst came back whole at a precise hint's end,
+        // refused again at a precise hint: both hints end at its
+        // boundaries, so it is longer than the cycle measured (a clock's
+        // window, whose first was partial), and its length is their span.
+        // (A zero hint shows no grain of its own: it has the timer's.)
+        let precise = |h: &Hint| {
+            !h.is_coarse() || (h.wait.is_zero() && self.grain.is_some_and(|g| g < SECOND))
+        };
+        let boundary = self.boundary.take();
+        if let (Some(from), Some(h)) = (boundary, hint.filter(precise))
+            && self.trickle.is_none()
+        {
+            let to = later(now, h.wait);
+            if to > from {
+                self.period = Some(to - from);
+                self.boundary = Some(to);
+                return;
+            }
+        }
         if let Some(trickle) = self.trickle.as_mut() {
             // Refused while trickling: we kept the server busy since the
             // last refusal, so the rate measured between refusals is what
@@ -184,6 +251,20 @@ impl Learned {
             .is_some_and(|c| self.successes_since_throttle as f64 >= c * BURST_SPENT)
     }
 
+    /// Whether the learned cycle is only a lower bound of the window's
+    /// length (a window's burst came back whole at a boundary, and no
+    /// success a cycle later showed the next one):
+    /// `Some(the cycle's end after that boundary)` then.
+    pub(super) fn unconfirmed_cycle_end(&self) -> Option<Instant> {
+        Some(later(self.boundary?, self.period?))
+    }
+
+    /// Whether the whole burst came back since the last refusal.
+    fn burst_back(&self) -> bool {
+        self.capacity
+            .is_some_and(|c| self.successes_since_throttle as f64 >= c)
+    }
+
     fn cycle(&mut self, span: Duration) {
         if span.is_zero() {
             return;
@@ -205,6 +286,21 @@ impl Learned {
             return false;
         }
         self.successes_since_throttle += 1;
+        // Back faster than a bucket gives (and most of the burst): a
+        // window, whose boundary the hint's end was once all of it is back.
+        let returned = self.burst_spent()
+            && self
+                .returning
+                .is_some_and(|r| r.outran_a_bucket(now, self.successes_since_throttle));
+        if returned && self.burst_back() {
+            self.boundary = self.returning.take().map(|r| r.at);
+        } else if let (Some(boundary), Some(period)) = (self.boundary, self.period)
+            && now >= later(boundary, period)
+        {
+            // A success a cycle past the boundary: the window is no longer
+            // than the cycle, which bounds it from below too.
+            self.boundary = None;
+        }
         if let (Some(trickle), Some(burst)) = (self.trickle.as_mut(), self.capacity) {
             trickle.rate = (trickle.rate + trickle.ceiling / burst.max(1.0)).min(trickle.ceiling);
         }
@@ -225,7 +321,7 @@ impl Learned {
         {
             self.rate = Some(capacity / secs(period).max(f64::EPSILON));
         }
-        measured
+        measured || returned
     }
 
     /// The grain of the server's timer, as its hints have shown it (module
@@ -268,9 +364,20 @@ impl Learned {
         if self.capacity_from_last_refusal {
             self.capacity = Some(self.successes_since_throttle as f64);
         }
+        // Refusals of the same burst (requests in flight) keep its return.
+        if self.successes_since_throttle > 0 {
+            self.returning = None;
+        }
         if let Some(start) = self.burst_start.take().filter(|_| self.burst_spent()) {
             if let Some(h) = hint {
                 self.cycle(later(now, h).saturating_duration_since(start));
+                if !coarse {
+                    self.returning = Some(Returning {
+                        at: next_unit_at,
+                        hint: h,
+                        margin: self.grain().saturating_add(spread),
+                    });
+                }
             }
             // A bare refusal, or a whole-second hint (too coarse to tell a
             // bucket's next unit from a window's end, and paced alike: the
@@ -437,6 +544,52 @@ mod tests {
     }
 
     #[test]
+    fn a_burst_back_faster_than_one_unit_per_hint_is_a_window() {
+        let t0 = Instant::now();
+        let burst = |learned: &mut Learned| {
+            for i in 0..20 {
+                learned.on_success(t0 + ms(i), false);
+            }
+            // The next unit in 980 ms: the hint ends at t0 + 1 s.
+            learned.on_throttle(t0 + ms(20), Some(Hint::stated(ms(980))), false, ms(2));
+        };
+        let mut window = Learned::default();
+        burst(&mut window);
+        // Half the burst back within 100 ms of the hint's end: no bucket
+        // refilling one unit per 980 ms gives that.
+        for i in 0..9 {
+            assert!(!window.on_success(t0 + ms(1050 + i), false), "{i}");
+        }
+        assert!(window.on_success(t0 + ms(1059), false));
+        assert_eq!(window.unconfirmed_cycle_end(), None);
+        for i in 10..20 {
+            window.on_success(t0 + ms(1050 + i), false);
+        }
+        // All of it back: the hint's end was a boundary, and the cycle
+        // (1 s) bounds the window from below only.
+        assert_eq!(window.unconfirmed_cycle_end(), Some(t0 + ms(2000)));
+        // Refused a cycle later, a precise hint to 2.5 s: a boundary too,
+        // the window is their span.
+        window.refused_in_cycle(t0 + ms(2000), Some(Hint::stated(ms(500))));
+        assert_eq!(window.trickle(), None);
+        assert_eq!(window.period(), Some(ms(1500)));
+        assert_eq!(window.unconfirmed_cycle_end(), Some(t0 + ms(4000)));
+        // A success a cycle past that boundary confirms the length.
+        window.on_success(t0 + ms(3990), false);
+        assert_eq!(window.unconfirmed_cycle_end(), Some(t0 + ms(4000)));
+        window.on_success(t0 + ms(4001), false);
+        assert_eq!(window.unconfirmed_cycle_end(), None);
+
+        // A bucket refilling one unit per hint never outruns it.
+        let mut bucket = Learned::default();
+        burst(&mut bucket);
+        for i in 0..20 {
+            assert!(!bucket.on_success(t0 + ms(1000 + 980 * i), false), "{i}");
+        }
+        assert_eq!(bucket.unconfirmed_cycle_end(), None);
+    }
+
+    #[test]
     fn a_server_reporting_remaining_is_promised_one_unit_by_a_hint() {
         let t0 = Instant::now();
         let mut learned = Learned::default();
@@ -460,21 +613,21 @@ mod tests {
         assert!(learned.on_success(t0 + ms(500), false));
         assert_eq!(learned.period(), Some(ms(500)));
         assert_eq!(learned.trickle(), None);
-        learned.refused_in_cycle();
+        learned.refused_in_cycle(t0, None);
         assert_eq!(learned.trickle(), Some(19.0 / 0.5));
-        learned.refused_in_cycle();
+        learned.refused_in_cycle(t0, None);
         assert_eq!(learned.trickle(), Some(19.0));
         // Each success gives back a burst's share of the ceiling.
         learned.on_success(t0 + ms(600), false);
         assert_eq!(learned.trickle(), Some(19.0 + 38.0 / 20.0));
         // Never below one unit per cycle.
         for _ in 0..10 {
-            learned.refused_in_cycle();
+            learned.refused_in_cycle(t0, None);
         }
         assert_eq!(learned.trickle(), Some(2.0));
         // Nothing learned, nothing to trickle at.
         let mut blank = Learned::default();
-        blank.refused_in_cycle();
+        blank.refused_in_cycle(t0, None);
         assert_eq!(blank.trickle(), None);
     }
 
@@ -490,14 +643,14 @@ mod tests {
         learned.on_throttle(t0, Some(Hint::stated(ms(16_000))), false, Duration::ZERO);
         assert!(learned.on_success(t0 + ms(16_000), false));
         // The next send is refused: trickle at the cycle's burst less one.
-        learned.refused_in_cycle();
+        learned.refused_in_cycle(t0, None);
         assert_eq!(learned.trickle(), Some(44.0 / 16.0));
         let hint = |s: u64| Some(Hint::stated(ms(s * 1000)));
         learned.on_throttle(t0 + ms(16_000), hint(15), false, Duration::ZERO);
         // One success between hint ends 15 s apart, each known to a
         // second: the server sustained 1/14 per second at the most.
         learned.on_success(t0 + ms(31_000), false);
-        learned.refused_in_cycle();
+        learned.refused_in_cycle(t0, None);
         assert_eq!(learned.trickle(), Some(1.0 / 14.0));
         learned.on_throttle(t0 + ms(31_500), hint(14), false, Duration::ZERO);
         for _ in 0..20 {
@@ -519,7 +672,7 @@ mod tests {
             learned.on_success(t0 + ms(110_000), false);
         }
         learned.on_throttle(t0 + ms(120_000), hint(1), false, Duration::ZERO);
-        learned.refused_in_cycle();
+        learned.refused_in_cycle(t0, None);
         for _ in 0..200 {
             learned.on_success(t0 + ms(121_000), false);
         }

@@ -9,7 +9,7 @@
 //! | sliding log, policy stated or a window length measured by a precise hint | a window as above, whose next one opens short of the limit, or counts fewer of our sends than it, while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
 //! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; once a lone client is refused, at `(q − 1) / w`, what the counter sustains (module docs, 6) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`); a window ends at a refusal's precise hint ending over a second before the reset, or at its whole-second hint a second or more shorter than its own reset; a window opening spent (after a whole-second hint, any window opening short: no log is measured then): probed once more, a success paced at `limit − 1` per `limit` of the observed rate (a counter) |
-//! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst |
+//! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst, or once the burst comes back faster than one unit per hint (`learned.rs`) |
 //! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //! | concurrency limit: at most K requests in service (the engine's `concurrency.rs`, beside this pacer) | refusals outlasted by sends of ours served longer than a refusal's round trip allows; refuted by a lone send refused | at most K of ours in flight; a refusal it explains waits its own hint, pausing nobody; a rate learned only from its refusals is dropped |
 //! | a leaky bucket read as `used/size` (Shopify's call limit; the engine's `drain.rs`, beside this pacer) | its header | a policy of `size` per `size / r`, `r` the drain the readings measure (the parser's assumed drain a prior), no reset; while a drain is measured, a fixed window or sliding log recognised before is set aside |
@@ -501,7 +501,7 @@ impl Pacer {
     pub(crate) fn admit(&mut self, now: Instant, seq: Option<u64>) -> Result<(), Duration> {
         let admitted = match self.learned_cycle() {
             Some(_) if self.take_reported_unit() => Ok(()),
-            Some((burst, period)) => self.cycle.wait(now, burst, period).map_or(Ok(()), Err),
+            Some((burst, period)) => self.cycle_wait(now, burst, period).map_or(Ok(()), Err),
             None => self.take_unit(now),
         };
         if admitted.is_ok() {
@@ -524,7 +524,7 @@ impl Pacer {
     pub(crate) fn ready(&self, now: Instant) -> bool {
         match self.learned_cycle() {
             Some(_) if self.reported_unit() => true,
-            Some((burst, period)) => self.cycle.wait(now, burst, period).is_none(),
+            Some((burst, period)) => self.cycle_wait(now, burst, period).is_none(),
             None => match self.available(now) {
                 None => true,
                 Some(available) if available >= 1.0 - EPSILON => true,
@@ -551,6 +551,19 @@ impl Pacer {
     /// Whether a sliding log's last reading reported a unit nobody took.
     fn reported_unit(&self) -> bool {
         self.sliding() && self.estimate.is_some_and(|e| e.tokens >= 1.0 - EPSILON)
+    }
+
+    /// How long the learned cycle holds the next send. While the cycle is
+    /// only a lower bound of the window (`learned.rs`), a cycle opens with
+    /// one send alone: refused, its hint shows the window's true end at the
+    /// price of one refusal, not of every request in flight.
+    fn cycle_wait(&self, now: Instant, burst: f64, period: Duration) -> Option<Duration> {
+        self.cycle.wait(now, burst, period).or_else(|| {
+            self.learned
+                .unconfirmed_cycle_end()
+                .filter(|&end| self.cycle.unanswered_since(end))
+                .map(|_| period)
+        })
     }
 
     /// The burst and cycle learned from refusals, once they are known to
@@ -1030,7 +1043,7 @@ impl Pacer {
     ) -> Option<Duration> {
         self.refused(now, hint, spread);
         if let Some((burst, period)) = self.learned_cycle() {
-            return self.cycle.wait(now, burst, period);
+            return self.cycle_wait(now, burst, period);
         }
         if self.rate().is_none() && self.estimate.is_none_or(|e| e.reset_at.is_none()) {
             return None;
@@ -1050,7 +1063,7 @@ impl Pacer {
         if self.policy_capacity.is_none()
             && (self.learned_cycle().is_some() || self.learned.trickle().is_some())
         {
-            self.learned.refused_in_cycle();
+            self.learned.refused_in_cycle(now, stated);
         }
         self.spent_unprobed = self.policy_rate.is_none()
             && self.policy_capacity.is_some()
