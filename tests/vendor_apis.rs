@@ -433,11 +433,7 @@ async fn google_per_minute(c: usize) {
     )
     .await;
 }
-per_concurrency!(
-    google,
-    google_per_minute,
-    four = "no quota headers: 14-17 of 16 sent; each 17 is one lone refusal that refutes a concurrency limit put on trial by the first burst's staggered refusals (as AWS at c=4)"
-);
+per_concurrency!(google, google_per_minute);
 
 async fn github_primary(c: usize) {
     let api = GitHubApi::new(

@@ -51,6 +51,18 @@
 //! not (that one lets the refusal that shows a limit wait its own hint
 //! and pause nobody).
 //!
+//! **A refusal timed by a clock.** A concurrency limit frees a slot when
+//! one of the requests in service is answered. A refusal whose hint is
+//! precise (finer than a second) and longer than the longest round trip
+//! of ours served lately, by more than the refusals' spread, names an
+//! instant no answer of ours frees a slot at: the unit comes back with
+//! time (Google's `retryDelay` of 998 ms, every request served in 1 ms).
+//! It is no evidence of a limit, and refutes one on trial as a send
+//! refused alone does, at no cost of its own: the staggered first burst of
+//! a rate limit no longer puts a limit on trial that only a lone refusal,
+//! a request spent, could refute (Google's mock at c=4: 14–17 sent for 12
+//! before, 13–16 after).
+//!
 //! A send refused although it was alone in flight its whole round trip is
 //! one no concurrency limit explains: refuted. One refused with fewer in flight than the limit
 //! followed lowers it to their number (others share the limit, or answers
@@ -72,10 +84,12 @@
 //! | served with `m` in flight, `f` of them refused, model followed | `K̂ ← max(K̂, m − f + 1)` |
 //! | refused with `m < K̂` in flight, model followed | `K̂ ← m` |
 //! | refused alone | not a concurrency limit |
+//! | refused with a precise hint longer than any send of ours was in service | a quota's clock: no evidence of a limit; one on trial refuted |
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
+use super::hint::Hint;
 use super::round_trip::RoundTrip;
 
 /// How far the evidence count goes either way: two lone refusals outweigh
@@ -282,6 +296,49 @@ impl ConcurrencyLimit {
             "courteous: concurrency model: refused"
         );
         outcome
+    }
+
+    /// Whether a refusal's `hint` says its unit comes back with time, not
+    /// with an answer: a precise wait longer than any send of ours was in
+    /// service, as far as chance allows (the longest recent round trip
+    /// served, and the refusals' spread). A concurrency limit frees a slot
+    /// when one of the requests in service is answered; a wait of 998 ms
+    /// when every request was served in under one is a quota's clock.
+    pub(crate) fn clocked(&self, hint: Option<Hint>) -> bool {
+        let longest = self
+            .answers
+            .iter()
+            .filter(|answer| answer.served)
+            .map(|answer| answer.answered.saturating_duration_since(answer.sent))
+            .max();
+        hint.zip(longest).is_some_and(|(hint, longest)| {
+            !hint.is_coarse()
+                && hint.wait > longest.saturating_add(self.refusal_round_trip.spread())
+        })
+    }
+
+    /// Send `seq` was refused at `now` by a quota's clock ([`Self::clocked`]):
+    /// no evidence of a limit, and a limit on trial refuted as by a send
+    /// refused alone.
+    pub(crate) fn refused_by_clock(&mut self, seq: u64, now: Instant) {
+        let Some((round_trip, _)) = self.answer(seq, now, false) else {
+            return;
+        };
+        // Not counted as a refusal beside others once they answer.
+        self.uncounted.retain(|answer| answer.seq != seq);
+        self.companion_answered(seq, None);
+        self.refusal_round_trip.observe(round_trip);
+        self.round_trip.observe(round_trip);
+        if self.limit().is_some() {
+            self.evidence = (self.evidence - 2).max(-EVIDENCE_CAP);
+            self.limit = None;
+        }
+        tracing::trace!(
+            seq,
+            ?round_trip,
+            evidence = self.evidence,
+            "courteous: concurrency model: refused by a quota's clock"
+        );
     }
 
     /// Send `seq` was answered, not refused, at `now`. Returns whether the
@@ -651,6 +708,42 @@ mod tests {
         assert_eq!(model.refused(10, t + ms(4)), Refusal::Other);
         assert_eq!(model.limit(), None);
         assert!(model.admits(100));
+    }
+
+    /// A rate limit's first burst, sent staggered: the send served went
+    /// alone, the one refused beside it. Counting shows a limit of one;
+    /// a precise hint of 998 ms, when every send was served in 2 ms, says
+    /// the unit comes back with a clock, not with an answer.
+    #[test]
+    fn a_refusal_whose_precise_hint_outlasts_every_service_is_a_clock() {
+        let t = Instant::now();
+        let staggered = |model: &mut ConcurrencyLimit| {
+            model.sent(0, t);
+            model.sent(1, t);
+            model.served(0, t + ms(2));
+        };
+        let precise = |wait| Some(Hint::stated(wait));
+        let mut model = ConcurrencyLimit::default();
+        staggered(&mut model);
+        assert!(model.clocked(precise(ms(998))));
+        model.refused_by_clock(1, t + ms(2));
+        assert_eq!(model.limit(), None);
+        assert!(model.admits(100));
+        // A wait within the service seen, or a whole second, says nothing.
+        let mut model = ConcurrencyLimit::default();
+        staggered(&mut model);
+        assert!(!model.clocked(precise(ms(2))));
+        assert!(!model.clocked(precise(ms(1000))));
+        assert!(!model.clocked(None));
+        assert_eq!(model.refused(1, t + ms(2)), Refusal::Followed);
+        // On trial, a refusal by the clock refutes the limit.
+        assert!(model.clocked(precise(ms(998))));
+        model.sent(2, t + ms(3));
+        model.sent(3, t + ms(3));
+        model.refused_by_clock(2, t + ms(4));
+        assert_eq!(model.limit(), None);
+        // Before any service, nothing is known of how long it takes.
+        assert!(!ConcurrencyLimit::default().clocked(precise(ms(998))));
     }
 
     #[test]

@@ -439,7 +439,13 @@ impl ScopeState {
         });
         let hint = clamped.map(|h| h.wait);
         let on_trial = self.concurrency.limit().is_some();
-        match self.concurrency.refused(seq, now) {
+        let refusal = if self.concurrency.clocked(clamped) {
+            self.concurrency.refused_by_clock(seq, now);
+            Refusal::Other
+        } else {
+            self.concurrency.refused(seq, now)
+        };
+        match refusal {
             Refusal::Other => {
                 // Refuted before any send succeeded under it: the refusals
                 // it explained were the quota's, and the burst they ended
