@@ -4,8 +4,9 @@
 //! Two measures, each an upper bound of the server's true one:
 //! - **the rate**, between two hinted refusals: every success in between
 //!   spent a unit refilled in between, so `successes / span` (span between
-//!   the instants the hints pointed to), and `successes / hint` from the
-//!   first refusal alone;
+//!   the instants the hints pointed to), and from the first refusal alone
+//!   `successes / hint` for a whole-second hint, one unit per hint for a
+//!   precise one (it promises the next unit only);
 //!
 //! Each instant a hint points to is known only to its precision. The
 //! server reads its own clock to some grain `g` (a timer of 10 ms, a
@@ -259,6 +260,11 @@ impl Learned {
         Some(later(self.boundary?, self.period?))
     }
 
+    /// Whether a spent burst's return after a precise hint is awaited.
+    pub(super) fn awaiting_return(&self) -> bool {
+        self.returning.is_some()
+    }
+
     /// Whether the whole burst came back since the last refusal.
     fn burst_back(&self) -> bool {
         self.capacity
@@ -415,7 +421,13 @@ impl Learned {
                 // A server that reports `remaining` will say how many came
                 // back: until then, the hint promises one unit, not the
                 // burst (concurrent requests would all go at its end).
-                let units = if readings { 1 } else { successes };
+                let units = if readings {
+                    1
+                } else if coarse {
+                    successes
+                } else {
+                    successes.min(1)
+                };
                 if units > 0 {
                     // The hint is not zero (filtered above).
                     self.rate = Some(units as f64 / secs(hint));

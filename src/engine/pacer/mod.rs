@@ -34,9 +34,14 @@
 //!    response means the bucket is empty *now*. Between two refusals every
 //!    success spent a unit refilled in between, so `successes / span` is the
 //!    rate (span measured between the instants each hint pointed to). The
-//!    first refusal alone gives `successes before it / hint`: exact for a
-//!    burst-then-wait server whose hint is the time until it is full again;
-//!    too high otherwise, which the second refusal corrects.
+//!    first refusal alone gives `successes before it / hint` when its hint
+//!    is whole seconds (the burst once per hint; a bucket's next unit and a
+//!    window's end look alike then). A precise hint promises one unit, the
+//!    next: one unit per hint, and the burst comes back as the server shows
+//!    it, each success while its return is awaited letting two more go, up
+//!    to the burst (TCP's slow start), until the return outruns any bucket
+//!    and is paced as a window (`learned.rs`). A bucket refilling one unit
+//!    per hint costs one refusal then, not the burst less one at once.
 //!    A refusal that ends a spent burst also bounds the quota's *cycle*:
 //!    the burst came back whole by the instant the hint pointed to (or, for
 //!    a bare refusal, by the next success), counted from the burst's first
@@ -1017,8 +1022,12 @@ impl Pacer {
     pub(crate) fn on_success(&mut self, now: Instant, sent_before_refusal: bool) {
         // The first success after a bare (or whole-second) refusal confirms
         // the window: from now on, spend the burst and wait for its end.
+        let returning = self.learned.awaiting_return() && !sent_before_refusal;
         if self.learned.on_success(now, sent_before_refusal) && self.policy_capacity.is_none() {
             self.window.recognise();
+        }
+        if returning {
+            self.ramp_return();
         }
         self.successes += 1;
         self.sharing.on_success();
@@ -1027,6 +1036,22 @@ impl Pacer {
             self.observed_rate = Some(rate);
         }
         self.observe_refills();
+    }
+
+    /// A success of a spent burst's return after a precise hint (no
+    /// policy stated): two more units, up to the burst, so the return
+    /// doubles each round trip while the server keeps giving (module docs,
+    /// 2). The first refusal then ends it at one request refused.
+    fn ramp_return(&mut self) {
+        if self.policy_capacity.is_some() || !self.learned.awaiting_return() {
+            return;
+        }
+        let burst = self.capacity().unwrap_or(1.0).max(1.0);
+        let back = self.learned.successes_since_throttle() as f64;
+        let more = (burst - back).clamp(0.0, 2.0);
+        if let Some(est) = self.estimate.as_mut() {
+            est.tokens = (est.tokens + more).min(burst);
+        }
     }
 
     /// A throttled response received at `now`, with the server's hint if
