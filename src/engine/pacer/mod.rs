@@ -38,10 +38,11 @@
 //!    is whole seconds (the burst once per hint; a bucket's next unit and a
 //!    window's end look alike then). A precise hint promises one unit, the
 //!    next: one unit per hint, and the burst comes back as the server shows
-//!    it, each success while its return is awaited letting two more go, up
-//!    to the burst (TCP's slow start), until the return outruns any bucket
-//!    and is paced as a window (`learned.rs`). A bucket refilling one unit
-//!    per hint costs one refusal then, not the burst less one at once.
+//!    it while its return is awaited: the first success lets one more go
+//!    (is more than the promised unit back?), each after it two more (TCP's
+//!    slow start), up to the burst, until the return outruns any bucket and
+//!    is paced as a window (`learned.rs`). A bucket refilling one unit per
+//!    hint costs one refusal then, not the burst less one at once.
 //!    A refusal that ends a spent burst also bounds the quota's *cycle*:
 //!    the burst came back whole by the instant the hint pointed to (or, for
 //!    a bare refusal, by the next success), counted from the burst's first
@@ -1039,16 +1040,18 @@ impl Pacer {
     }
 
     /// A success of a spent burst's return after a precise hint (no
-    /// policy stated): two more units, up to the burst, so the return
-    /// doubles each round trip while the server keeps giving (module docs,
-    /// 2). The first refusal then ends it at one request refused.
+    /// policy stated): one more unit after the first (the promised one),
+    /// two after each later one, up to the burst, so the return doubles
+    /// each round trip while the server keeps giving (module docs, 2). A
+    /// bucket giving one unit per hint refuses the first extra only.
     fn ramp_return(&mut self) {
         if self.policy_capacity.is_some() || !self.learned.awaiting_return() {
             return;
         }
         let burst = self.capacity().unwrap_or(1.0).max(1.0);
         let back = self.learned.successes_since_throttle() as f64;
-        let more = (burst - back).clamp(0.0, 2.0);
+        let step = if back <= 1.0 { 1.0 } else { 2.0 };
+        let more = (burst - back).clamp(0.0, step);
         if let Some(est) = self.estimate.as_mut() {
             est.tokens = (est.tokens + more).min(burst);
         }
