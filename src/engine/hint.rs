@@ -42,6 +42,15 @@ impl Hint {
     pub(crate) fn is_coarse(&self) -> bool {
         self.grain >= SECOND
     }
+
+    /// Whether it names when the next unit is due: finer than a second, or
+    /// at least two of its grains long, so that, rounded by up to a grain,
+    /// the unit is surely not back within the first (`Retry-After: 90` of a
+    /// bucket refilling a unit every 89.4 s; not `Retry-After: 1`, which a
+    /// bucket 2 ms from its next unit says too).
+    pub(crate) fn names_next_unit(&self) -> bool {
+        !self.is_coarse() || self.wait >= self.grain.saturating_mul(2)
+    }
 }
 
 /// The coarsest decimal unit, from a nanosecond to a second, that `wait`
@@ -77,5 +86,17 @@ mod tests {
         let located = Hint::to_whole_second(Duration::from_millis(1_234));
         assert!(located.is_coarse());
         assert_eq!(located.wait, Duration::from_millis(1_234));
+    }
+
+    #[test]
+    fn a_hint_names_the_next_unit_when_finer_than_a_second_or_two_grains_long() {
+        let stated = |ms| Hint::stated(Duration::from_millis(ms));
+        assert!(stated(998).names_next_unit());
+        assert!(stated(1_500).names_next_unit());
+        assert!(!stated(1_000).names_next_unit());
+        assert!(stated(2_000).names_next_unit());
+        assert!(stated(90_000).names_next_unit());
+        assert!(!Hint::to_whole_second(Duration::from_millis(1_999)).names_next_unit());
+        assert!(Hint::to_whole_second(Duration::from_millis(2_000)).names_next_unit());
     }
 }

@@ -5,8 +5,11 @@
 //! - **the rate**, between two hinted refusals: every success in between
 //!   spent a unit refilled in between, so `successes / span` (span between
 //!   the instants the hints pointed to), and from the first refusal alone
-//!   `successes / hint` for a whole-second hint, one unit per hint for a
-//!   precise one (it promises the next unit only);
+//!   one unit per hint when the hint names the next unit's instant (finer
+//!   than a second, or at least two of its grains long: `Hint::
+//!   names_next_unit`), it promises that unit only; `successes / hint` for
+//!   a coarser one (`Retry-After: 1` of a bucket 2 ms from its next unit,
+//!   or of a window's end: the burst once per hint);
 //!
 //! Each instant a hint points to is known only to its precision. The
 //! server reads its own clock to some grain `g` (a timer of 10 ms, a
@@ -195,7 +198,7 @@ impl Learned {
         // window, whose first was partial), and its length is their span.
         // (A zero hint shows no grain of its own: it has the timer's.)
         let precise = |h: &Hint| {
-            !h.is_coarse() || (h.wait.is_zero() && self.grain.is_some_and(|g| g < SECOND))
+            h.names_next_unit() || (h.wait.is_zero() && self.grain.is_some_and(|g| g < SECOND))
         };
         let boundary = self.boundary.take();
         if let (Some(from), Some(h)) = (boundary, hint.filter(precise))
@@ -351,7 +354,7 @@ impl Learned {
         if let Some(h) = stated {
             self.grain = Some(self.grain.map_or(h.grain, |g| g.min(h.grain)));
         }
-        let coarse = stated.is_none_or(|h| h.is_coarse());
+        let coarse = stated.is_none_or(|h| !h.names_next_unit());
         let hint = stated.map(|h| h.wait);
         // How far each end of a span may be off (module docs).
         let margin = secs(self.grain().saturating_add(spread));
@@ -385,7 +388,7 @@ impl Learned {
                     });
                 }
             }
-            // A bare refusal, or a whole-second hint (too coarse to tell a
+            // A bare refusal, or a hint within two of its seconds (too coarse to tell a
             // bucket's next unit from a window's end, and paced alike: the
             // burst once per hint): the next success confirms the window.
             if coarse {
@@ -645,32 +648,35 @@ mod tests {
 
     #[test]
     fn a_refused_trickle_grows_back_no_further_than_measured_and_keeps_its_burst() {
-        // A slow bucket (one unit per 16 s) behind whole-second hints: its
-        // burst of 45 and its first hint read as a 16 s cycle of 45.
+        // A slow bucket (one unit per 16 s) behind bare refusals: its burst
+        // of 45 and the success 16 s after the refusal read as a 16 s cycle
+        // of 45.
         let t0 = Instant::now();
         let mut learned = Learned::default();
         for _ in 0..45 {
             learned.on_success(t0, false);
         }
-        learned.on_throttle(t0, Some(Hint::stated(ms(16_000))), false, Duration::ZERO);
+        learned.on_throttle(t0, None, false, Duration::ZERO);
         assert!(learned.on_success(t0 + ms(16_000), false));
         // The next send is refused: trickle at the cycle's burst less one.
         learned.refused_in_cycle(t0, None);
         assert_eq!(learned.trickle(), Some(44.0 / 16.0));
         let hint = |s: u64| Some(Hint::stated(ms(s * 1000)));
-        learned.on_throttle(t0 + ms(16_000), hint(15), false, Duration::ZERO);
-        // One success between hint ends 15 s apart, each known to a
-        // second: the server sustained 1/14 per second at the most.
-        learned.on_success(t0 + ms(31_000), false);
+        learned.on_success(t0 + ms(17_000), false);
+        learned.on_success(t0 + ms(18_000), false);
+        learned.on_throttle(t0 + ms(18_000), hint(2), false, Duration::ZERO);
+        // Three successes between the bare refusal and the hint's end,
+        // 20 s apart, the hint's end known to a second: the server
+        // sustained 3/19 per second at the most.
         learned.refused_in_cycle(t0, None);
-        assert_eq!(learned.trickle(), Some(1.0 / 14.0));
-        learned.on_throttle(t0 + ms(31_500), hint(14), false, Duration::ZERO);
+        assert_eq!(learned.trickle(), Some(3.0 / 19.0));
+        learned.on_throttle(t0 + ms(18_500), hint(14), false, Duration::ZERO);
         for _ in 0..20 {
-            learned.on_success(t0 + ms(46_000), false);
+            learned.on_success(t0 + ms(33_000), false);
         }
         assert_eq!(
             learned.trickle(),
-            Some(1.0 / 14.0),
+            Some(3.0 / 19.0),
             "no further than measured"
         );
         // A refusal past the horizon starts a new measurement, but the
@@ -722,7 +728,8 @@ mod tests {
             Duration::ZERO,
         );
         assert_eq!(same.rate(), Some(1.0));
-        // A hinted refusal beyond the horizon starts afresh: 4 per 2 s.
+        // A hinted refusal beyond the horizon starts afresh: its hint, two
+        // seconds, names the next unit's instant: one unit per 2 s.
         for _ in 0..4 {
             learned.on_success(at, false);
         }
@@ -732,8 +739,15 @@ mod tests {
             false,
             Duration::ZERO,
         );
-        assert_eq!(learned.rate(), Some(2.0));
+        assert_eq!(learned.rate(), Some(0.5));
         assert_eq!(learned.capacity(), Some(4.0));
+        // One of a second is too coarse for that: the burst once per hint.
+        let mut coarse = Learned::default();
+        for _ in 0..4 {
+            coarse.on_success(at, false);
+        }
+        coarse.on_throttle(at, Some(Hint::stated(ms(1000))), false, Duration::ZERO);
+        assert_eq!(coarse.rate(), Some(4.0));
         // A bare refusal beyond it with nothing spent keeps the capacity.
         let late = at + 3 * MEASURE_HORIZON;
         learned.on_throttle(late, None, false, Duration::ZERO);

@@ -9,8 +9,8 @@
 //! | sliding log, policy stated or a window length measured by a precise hint | a window as above, whose next one opens short of the limit, or counts fewer of our sends than it, while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
 //! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; once a lone client is refused, at `(q − 1) / w`, what the counter sustains (module docs, 6) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`); a window ends at a refusal's precise hint ending over a second before the reset, or at its whole-second hint a second or more shorter than its own reset; a window opening spent (after a whole-second hint, any window opening short: no log is measured then): probed once more, a success paced at `limit − 1` per `limit` of the observed rate (a counter) |
-//! | no quota, precise hints (`retry_after_ms`) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst, or once the burst comes back faster than one unit per hint (`learned.rs`) |
-//! | no quota, whole-second `Retry-After` or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
+//! | no quota, hints that name the next unit (`retry_after_ms`, `Retry-After` of two seconds or more) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst, or once the burst comes back faster than one unit per hint (`learned.rs`) |
+//! | no quota, `Retry-After` of one second or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //! | concurrency limit: at most K requests in service (the engine's `concurrency.rs`, beside this pacer) | refusals outlasted by sends of ours served longer than a refusal's round trip allows; refuted by a lone send refused, or by a precise hint outlasting every service of ours | at most K of ours in flight; a refusal it explains waits its own hint, pausing nobody; a rate learned only from its refusals is dropped |
 //! | a leaky bucket read as `used/size` (Shopify's call limit; the engine's `drain.rs`, beside this pacer) | its header | a policy of `size` per `size / r`, `r` the drain the readings measure (the parser's assumed drain a prior), no reset; while a drain is measured, a fixed window or sliding log recognised before is set aside |
 //! | a quota in another unit (tokens, points, bytes; the engine's `metered.rs`, beside this pacer) | its unit | each send reserves its cost, declared or estimated from the quota's fall per request; a window until the readings show a bucket |
@@ -35,8 +35,10 @@
 //!    success spent a unit refilled in between, so `successes / span` is the
 //!    rate (span measured between the instants each hint pointed to). The
 //!    first refusal alone gives `successes before it / hint` when its hint
-//!    is whole seconds (the burst once per hint; a bucket's next unit and a
-//!    window's end look alike then). A precise hint promises one unit, the
+//!    is too coarse to name the next unit's instant (`Retry-After: 1`: a
+//!    bucket's next unit and a window's end look alike then). A hint that
+//!    names it (finer than a second, or at least two seconds of whole
+//!    seconds: `Hint::names_next_unit`) promises one unit, the
 //!    next: one unit per hint, and the burst comes back as the server shows
 //!    it while its return is awaited: the first success lets one more go
 //!    (is more than the promised unit back?), each after it two more (TCP's
