@@ -742,6 +742,26 @@ mod tests {
         model.sent(3, t + ms(3));
         model.refused_by_clock(2, t + ms(4));
         assert_eq!(model.limit(), None);
+        // Refuted as by a send refused alone: the next staggered burst's
+        // count starts no trial.
+        model.served(3, t + ms(5));
+        for seq in 4..7 {
+            model.sent(seq, t + ms(6));
+        }
+        // Refused beside two, when none served went beside more than one.
+        assert_eq!(model.refused(6, t + ms(7)), Refusal::Other);
+        assert_eq!(model.limit(), None);
+        // Nor is it counted as a refusal beside a send served once that
+        // one answers.
+        let mut model = ConcurrencyLimit::default();
+        model.sent(9, t);
+        model.served(9, t + ms(2));
+        model.sent(10, t + ms(2));
+        model.sent(11, t + ms(2));
+        assert!(model.clocked(precise(ms(998))));
+        model.refused_by_clock(11, t + ms(3));
+        assert!(!model.served(10, t + ms(4)));
+        assert_eq!(model.limit(), None);
         // Before any service, nothing is known of how long it takes.
         assert!(!ConcurrencyLimit::default().clocked(precise(ms(998))));
     }

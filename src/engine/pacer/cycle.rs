@@ -146,6 +146,21 @@ mod tests {
     }
 
     #[test]
+    fn a_send_is_unanswered_from_when_it_left_until_its_answer() {
+        let t0 = Instant::now();
+        let mut cycle = Cycle::default();
+        cycle.record(t0, Some(1));
+        cycle.record(t0 + ms(10), Some(2));
+        assert!(cycle.unanswered_since(t0 + ms(10)));
+        assert!(!cycle.unanswered_since(t0 + ms(11)), "none left since");
+        cycle.answered(2, t0 + ms(20));
+        assert!(!cycle.unanswered_since(t0 + ms(5)), "send 1 left before");
+        assert!(cycle.unanswered_since(t0));
+        cycle.answered(1, t0 + ms(20));
+        assert!(!cycle.unanswered_since(t0));
+    }
+
+    #[test]
     fn a_burst_beyond_the_memory_keeps_its_rate() {
         let t0 = Instant::now();
         let mut cycle = Cycle::default();

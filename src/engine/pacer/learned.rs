@@ -570,6 +570,9 @@ mod tests {
         };
         let mut window = Learned::default();
         burst(&mut window);
+        // Another request of the burst, in flight, refused too: the same
+        // return is awaited.
+        window.on_throttle(t0 + ms(21), Some(Hint::stated(ms(979))), false, ms(2));
         // Half the burst back within 100 ms of the hint's end: no bucket
         // refilling one unit per 980 ms gives that.
         for i in 0..9 {
@@ -602,6 +605,35 @@ mod tests {
             assert!(!bucket.on_success(t0 + ms(1000 + 980 * i), false), "{i}");
         }
         assert_eq!(bucket.unconfirmed_cycle_end(), None);
+    }
+
+    #[test]
+    fn a_zero_hint_at_a_boundary_has_the_timers_grain() {
+        let t0 = Instant::now();
+        // A window of 20 whose return showed: its hint's end a boundary.
+        let window = |hint: Duration| {
+            let mut learned = Learned::default();
+            for i in 0..20 {
+                learned.on_success(t0 + ms(i), false);
+            }
+            learned.on_throttle(t0 + ms(20), Some(Hint::stated(hint)), false, ms(1));
+            let end = t0 + ms(20) + hint;
+            for i in 0..20 {
+                learned.on_success(end + ms(1 + i), false);
+            }
+            assert!(learned.unconfirmed_cycle_end().is_some());
+            learned
+        };
+        let zero = Some(Hint::stated(Duration::ZERO));
+        // Hints in milliseconds: "now" is a boundary too, to the ms.
+        let mut fine = window(ms(980));
+        fine.refused_in_cycle(t0 + ms(2500), zero);
+        assert_eq!(fine.trickle(), None);
+        assert_eq!(fine.period(), Some(ms(1500)));
+        // Hints in whole seconds: "0" is anywhere in the next second.
+        let mut coarse = window(ms(2000));
+        coarse.refused_in_cycle(t0 + ms(4500), zero);
+        assert!(coarse.trickle().is_some());
     }
 
     #[test]

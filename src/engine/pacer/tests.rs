@@ -1623,3 +1623,59 @@ fn a_reset_within_what_a_bucket_names_keeps_the_reserve() {
     }
     assert!(pacer.admit(t0, None).is_err());
 }
+
+/// A hint that names the next unit brings back one unit at its end, and
+/// the burst returns as the server shows it: one more after the first
+/// success, two after each later one, up to the burst. A success of a
+/// request sent before the refusal is the refused burst's, not the
+/// return's: it lets nothing more go.
+#[test]
+fn a_precise_hint_brings_back_one_unit_then_the_burst_as_it_shows() {
+    let t0 = Instant::now();
+    let burst = |pacer: &mut Pacer| {
+        for i in 0..8 {
+            pacer.admit(t0, Some(i)).unwrap();
+            pacer.answered(i, t0 + ms(1), true);
+            pacer.on_success(t0 + ms(1), false);
+        }
+        pacer.on_throttle(t0 + ms(2), Some(Hint::stated(ms(998))), Duration::ZERO);
+    };
+    let end = t0 + ms(1000);
+    let mut pacer = Pacer::default();
+    burst(&mut pacer);
+    // A late success of a request sent before the refusal.
+    pacer.on_success(t0 + ms(3), true);
+    assert_eq!(pacer.admit(end, Some(10)), Ok(()));
+    assert!(pacer.admit(end, Some(11)).is_err(), "one unit at the end");
+    // Its success lets one more go; that one's, two.
+    pacer.on_success(end + ms(1), false);
+    assert_eq!(pacer.admit(end + ms(1), Some(11)), Ok(()));
+    assert!(pacer.admit(end + ms(1), Some(12)).is_err());
+    pacer.on_success(end + ms(2), false);
+    assert_eq!(pacer.admit(end + ms(2), Some(12)), Ok(()));
+    assert_eq!(pacer.admit(end + ms(2), Some(13)), Ok(()));
+}
+
+/// The return's extra sends stop at the burst: a bucket of two giving its
+/// units back one per hint (too slow for a window's return) is credited
+/// nothing once both came back.
+#[test]
+fn a_return_lets_no_more_go_than_the_burst() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    for i in 0..2 {
+        pacer.admit(t0, Some(i)).unwrap();
+        pacer.answered(i, t0 + ms(1), true);
+        pacer.on_success(t0 + ms(1), false);
+    }
+    pacer.on_throttle(t0 + ms(2), Some(Hint::stated(ms(998))), Duration::ZERO);
+    let end = t0 + ms(1000);
+    assert_eq!(pacer.admit(end, Some(10)), Ok(()));
+    pacer.on_success(end + ms(1), false);
+    assert_eq!(pacer.admit(end + ms(1), Some(11)), Ok(()));
+    // Its answer 1.2 s later: both units back, the refill one more.
+    let later = end + ms(1200);
+    pacer.on_success(later, false);
+    assert_eq!(pacer.admit(later, Some(12)), Ok(()));
+    assert!(pacer.admit(later, Some(13)).is_err());
+}
