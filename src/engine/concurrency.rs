@@ -251,8 +251,7 @@ impl ConcurrencyLimit {
         let followed = self.limit().is_some();
         if others == 0 && !sent_after {
             // Alone and refused: no concurrency limit explains it.
-            self.evidence = (self.evidence - 2).max(-EVIDENCE_CAP);
-            self.limit = None;
+            self.refute();
             self.count_settled(false);
             tracing::trace!(
                 seq,
@@ -330,8 +329,7 @@ impl ConcurrencyLimit {
         self.refusal_round_trip.observe(round_trip);
         self.round_trip.observe(round_trip);
         if self.limit().is_some() {
-            self.evidence = (self.evidence - 2).max(-EVIDENCE_CAP);
-            self.limit = None;
+            self.refute();
         }
         tracing::trace!(
             seq,
@@ -339,6 +337,13 @@ impl ConcurrencyLimit {
             evidence = self.evidence,
             "courteous: concurrency model: refused by a quota's clock"
         );
+    }
+
+    /// A refusal no concurrency limit explains: the evidence falls twice
+    /// as hard as an explained one raises it, and no limit is followed.
+    fn refute(&mut self) {
+        self.evidence = (self.evidence - 2).max(-EVIDENCE_CAP);
+        self.limit = None;
     }
 
     /// Send `seq` was answered, not refused, at `now`. Returns whether the

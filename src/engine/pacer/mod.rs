@@ -1023,8 +1023,9 @@ impl Pacer {
     /// server granted (to a request sent before the last refusal, if
     /// `sent_before_refusal`: its unit belongs to the burst refused).
     pub(crate) fn on_success(&mut self, now: Instant, sent_before_refusal: bool) {
-        // The first success after a bare (or whole-second) refusal confirms
-        // the window: from now on, spend the burst and wait for its end.
+        // The first success after a bare (or one-second) refusal, or a
+        // return faster than a bucket gives, confirms the window: from now
+        // on, spend the burst and wait for its end (`learned.rs`).
         let returning = self.learned.awaiting_return() && !sent_before_refusal;
         if self.learned.on_success(now, sent_before_refusal) && self.policy_capacity.is_none() {
             self.window.recognise();
