@@ -496,11 +496,7 @@ async fn azure_reads(c: usize) {
     )
     .await;
 }
-per_concurrency!(
-    azure,
-    azure_reads,
-    four = "remaining counts without a reset: at the N + C bound (15-16 of 16), needs the engine to learn the refill from refusals"
-);
+per_concurrency!(azure, azure_reads);
 
 async fn reddit_window(c: usize) {
     let api = RedditApi::new(6, Duration::from_secs(2));
@@ -537,8 +533,4 @@ async fn aws_bucket(c: usize) {
     let builder = preset::Aws.client();
     run("aws", api, AwsApi::received, builder, &["/"], c).await;
 }
-per_concurrency!(
-    aws,
-    aws_bucket,
-    four = "no quota headers: at the N + C bound (15-16 of 16), needs the engine to learn a quota from refusals"
-);
+per_concurrency!(aws, aws_bucket);

@@ -13,7 +13,10 @@
 //! ```
 //!
 //! with `RTTVAR` the mean deviation of refusals' round trips: how much a
-//! round trip without service time varies by chance.
+//! round trip without service time varies by chance. That holds only of a
+//! server that serves for longer than it refuses, on the mean of each (the
+//! same margin): one slow send among fast ones (a connection opened, a
+//! cold start) is no service time, and shows no limit.
 //!
 //! Those sends were in service throughout `r`'s refusal; their number `k`
 //! bounds our share of the limit: `K̂ = k`. A rate limit refuses as fast as
@@ -24,7 +27,15 @@
 //! Then counting tells: a send refused with `m` others of ours in flight as
 //! it went, when sends served in the same burst (one at least: a burst
 //! refused whole shows no limit of ours) all went with fewer, is explained
-//! by a limit of `m`, judged when the later of the two answers comes. A rate limit's first refused burst looks
+//! by a limit of `m`, judged when the later of the two answers comes. The
+//! burst shows no limit above its fewest: `m` is the fewest in flight
+//! beside any refusal answered since this one went. And while a send that
+//! went beside `m` of ours (less those refused since) is still out, the
+//! count waits for it: served, it shows `m + 1` at once and no limit of
+//! `m`. That refusal is **undecided**: it pauses the scope as any refusal
+//! does, but its request waits only its own hint or backoff, so a trial
+//! that starts when the answer comes (lifting the pause) loses it no time.
+//! A rate limit's first refused burst looks
 //! the same, so the limit is followed **on trial**: a send refused with
 //! fewer in flight lowers it, down to a send refused alone, which refutes
 //! it. The trial costs a rate limit a few refused requests, once; the
@@ -63,6 +74,13 @@
 //! a request spent, could refute (Google's mock at c=4: 14–17 sent for 12
 //! before, 13–16 after).
 //!
+//! **A refusal that names its quota.** One that reads its requests quota
+//! exhausted (`remaining: 0`), or names a rate (an AWS throttling code of
+//! a rate, a Google quota: `Refusal::names_a_rate`), says which quota
+//! refused and that its units come back with time: it is taken as a
+//! refusal timed by a clock (`state.rs`). A reading with units left names
+//! no quota (GitHub's secondary limits refuse beside a primary with room).
+//!
 //! A send refused although it was alone in flight its whole round trip is
 //! one no concurrency limit explains: refuted. One refused with fewer in flight than the limit
 //! followed lowers it to their number (others share the limit, or answers
@@ -84,7 +102,9 @@
 //! | served with `m` in flight, `f` of them refused, model followed | `K̂ ← max(K̂, m − f + 1)` |
 //! | refused with `m < K̂` in flight, model followed | `K̂ ← m` |
 //! | refused alone | not a concurrency limit |
+//! | refused with `m` in flight while a send that went beside `m` (less refusals) is out | undecided: its answer decides |
 //! | refused with a precise hint longer than any send of ours was in service | a quota's clock: no evidence of a limit; one on trial refuted |
+//! | refused reading its quota exhausted, or naming a rate | as by a clock |
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -159,6 +179,9 @@ pub(crate) struct ConcurrencyLimit {
     /// Round trips of refusals: what a round trip without service time
     /// looks like, and how much it varies by chance.
     refusal_round_trip: RoundTrip,
+    /// Round trips of sends served: longer than refusals' by more than
+    /// chance when the server serves for longer than it refuses.
+    served_round_trip: RoundTrip,
     /// `K̂`: how many of ours the server serves at once.
     limit: Option<u32>,
     evidence: i32,
@@ -176,6 +199,11 @@ pub(crate) enum Refusal {
     Followed,
     /// Not this model's to explain (not followed, or refuted by it).
     Other,
+    /// As `Other` for now, but a send that went beside as many of ours is
+    /// still out: its answer decides whether this refusal shows a limit
+    /// (a trial then starts), so the request waits its own hint or
+    /// backoff, not the whole pause, and goes when the scope may.
+    Undecided,
 }
 
 impl ConcurrencyLimit {
@@ -267,8 +295,15 @@ impl ConcurrencyLimit {
             // limit, or a reading was high (answers reordered).
             self.limit = self.limit.map(|limit| limit.min(others.max(1)));
             outcome = Refusal::Explained;
-        } else if self.trial(others) {
-            outcome = Refusal::Followed;
+        } else {
+            // The burst shows no limit above its fewest.
+            let sent = now.checked_sub(round_trip).unwrap_or(now);
+            let fewest = self.fewest_refused_since(sent, others);
+            if self.undecided(fewest) {
+                outcome = Refusal::Undecided;
+            } else if self.trial(fewest) {
+                outcome = Refusal::Followed;
+            }
         }
         if let Some(&last) = self.outstanding.keys().next_back() {
             if self.pending.len() == PENDING_CAP {
@@ -316,10 +351,11 @@ impl ConcurrencyLimit {
         })
     }
 
-    /// Send `seq` was refused at `now` by a quota's clock ([`Self::clocked`]):
-    /// no evidence of a limit, and a limit on trial refuted as by a send
-    /// refused alone.
-    pub(crate) fn refused_by_clock(&mut self, seq: u64, now: Instant) {
+    /// Send `seq` was refused at `now` by a quota whose units come back with
+    /// time: its clock ([`Self::clocked`]), or the refusal names it (a
+    /// reading exhausted, a rate's error code). No evidence of a limit, and
+    /// a limit on trial refuted as by a send refused alone.
+    pub(crate) fn refused_by_quota(&mut self, seq: u64, now: Instant) {
         let Some((round_trip, _)) = self.answer(seq, now, false) else {
             return;
         };
@@ -335,7 +371,7 @@ impl ConcurrencyLimit {
             seq,
             ?round_trip,
             evidence = self.evidence,
-            "courteous: concurrency model: refused by a quota's clock"
+            "courteous: concurrency model: refused by a quota refilled with time"
         );
     }
 
@@ -351,6 +387,7 @@ impl ConcurrencyLimit {
     pub(crate) fn served(&mut self, seq: u64, now: Instant) -> bool {
         let before = self.limit().is_some();
         if let Some((round_trip, others)) = self.answer(seq, now, true) {
+            self.served_round_trip.observe(round_trip);
             self.companion_answered(seq, Some(round_trip));
             self.round_trip.observe(round_trip);
             // Served beside the others in flight as it went, less those of
@@ -390,10 +427,33 @@ impl ConcurrencyLimit {
     /// while sends served recently (one at least: a burst refused whole
     /// shows no limit of ours) all went with fewer.
     fn trial(&mut self, others: u32) -> bool {
-        let shown = others > 0
+        others > 0
             && !self.recent_served.is_empty()
-            && self.recent_served.iter().all(|&served| served < others);
-        shown && self.start_trial(others)
+            && self.shown_below(others)
+            && !self.beside_as_many_out(others)
+            && self.start_trial(others)
+    }
+
+    /// Whether a send still in flight went with at least `others` of ours
+    /// in flight not refused since (counted as `served` counts a send
+    /// served beside others): served, it would show the server serving
+    /// `others + 1` at once, so a limit of `others` waits for its answer.
+    fn beside_as_many_out(&self, others: u32) -> bool {
+        self.outstanding.iter().any(|(&seq, &(sent, went_with))| {
+            let refused = self
+                .recent_refused
+                .iter()
+                .filter(|&&(refused, answered, _)| refused < seq && answered >= sent)
+                .count() as u32;
+            went_with.saturating_sub(refused) >= others
+        })
+    }
+
+    /// Whether the sends served recently all went with fewer than `others`
+    /// of ours in flight: then a limit of `others` is what a refusal beside
+    /// that many shows.
+    fn shown_below(&self, others: u32) -> bool {
+        self.recent_served.iter().all(|&served| served < others)
     }
 
     /// A send that went at `sent` was served: the refusals answered since
@@ -409,6 +469,33 @@ impl ConcurrencyLimit {
         if let Some(others) = fewest {
             self.trial(others);
         }
+    }
+
+    /// Whether a refusal with `others` of ours in flight as it went would
+    /// start a trial (`trial`) but for a send still in flight that went
+    /// with as many (`beside_as_many_out`): the trial waits for its answer
+    /// (`trial_from` looks again when it is served; its own refusal, when
+    /// refused).
+    fn undecided(&self, others: u32) -> bool {
+        others > 0
+            && self.evidence >= 0
+            && !self.recent_served.is_empty()
+            && self.shown_below(others)
+            && self.beside_as_many_out(others)
+    }
+
+    /// The fewest others in flight beside a refusal of the burst of one
+    /// that went at `sent` with `others`: those answered since it went (as
+    /// `trial_from`, none refused with nothing in flight as it went: it
+    /// reached the server after sends that went later). A limit of `K`
+    /// refuses no send that went with fewer than `K` of ours in flight, so
+    /// the burst shows no limit above its fewest.
+    fn fewest_refused_since(&self, sent: Instant, others: u32) -> u32 {
+        self.recent_refused
+            .iter()
+            .filter(|&&(_, answered, others)| answered >= sent && others > 0)
+            .map(|&(_, _, others)| others)
+            .fold(others, u32::min)
     }
 
     /// Follows a limit of `limit` (or less, if one was measured) on trial,
@@ -543,8 +630,19 @@ impl ConcurrencyLimit {
             }
             !finished
         });
+        // The companions' round trips are service time only if the server
+        // serves for longer than it refuses: sends served take longer than
+        // refusals, on the mean, by more than chance. One slow send among
+        // fast ones (a connection opened, a cold start) is no service time.
+        let serves_longer = self
+            .served_round_trip
+            .mean()
+            .zip(self.refusal_round_trip.mean())
+            .is_some_and(|(served, refused)| {
+                served > refused.saturating_add(self.refusal_round_trip.spread())
+            });
         for served in judged {
-            if served > 0 {
+            if served > 0 && serves_longer {
                 self.evidence = (self.evidence + 1).min(EVIDENCE_CAP);
                 self.limit = Some(self.limit.map_or(served, |limit| limit.min(served)));
             }
@@ -731,7 +829,7 @@ mod tests {
         let mut model = ConcurrencyLimit::default();
         staggered(&mut model);
         assert!(model.clocked(precise(ms(998))));
-        model.refused_by_clock(1, t + ms(2));
+        model.refused_by_quota(1, t + ms(2));
         assert_eq!(model.limit(), None);
         assert!(model.admits(100));
         // A wait within the service seen, or a whole second, says nothing.
@@ -745,7 +843,7 @@ mod tests {
         assert!(model.clocked(precise(ms(998))));
         model.sent(2, t + ms(3));
         model.sent(3, t + ms(3));
-        model.refused_by_clock(2, t + ms(4));
+        model.refused_by_quota(2, t + ms(4));
         assert_eq!(model.limit(), None);
         // Refuted as by a send refused alone: the next staggered burst's
         // count starts no trial.
@@ -764,7 +862,7 @@ mod tests {
         model.sent(10, t + ms(2));
         model.sent(11, t + ms(2));
         assert!(model.clocked(precise(ms(998))));
-        model.refused_by_clock(11, t + ms(3));
+        model.refused_by_quota(11, t + ms(3));
         assert!(!model.served(10, t + ms(4)));
         assert_eq!(model.limit(), None);
         // Before any service, nothing is known of how long it takes.
@@ -798,9 +896,65 @@ mod tests {
             model.sent(seq, t);
         }
         model.served(0, t + ms(2));
-        assert_eq!(model.refused(2, t + ms(2)), Refusal::Followed);
-        assert_eq!(model.refused(3, t + ms(2)), Refusal::Explained);
+        assert_eq!(model.refused(3, t + ms(2)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(3));
+        assert_eq!(model.refused(2, t + ms(2)), Refusal::Explained);
         assert_eq!(model.limit(), Some(2));
+    }
+
+    /// A rate's bucket of four at c=4, sends going as answers come (AWS's
+    /// mock): the fifth send is refused beside three while the fourth,
+    /// which went beside three too, is still out. Its answer decides: served,
+    /// it shows four at once and no limit of three; refused, a limit of
+    /// three goes on trial.
+    #[test]
+    fn a_refusal_waits_for_the_send_that_went_beside_as_many() {
+        let staggered = |model: &mut ConcurrencyLimit, t: Instant| {
+            for seq in 0..4 {
+                model.sent(seq, t);
+            }
+            model.served(0, t + ms(1));
+            model.sent(4, t + ms(1));
+            assert_eq!(model.refused(4, t + ms(2)), Refusal::Undecided);
+            assert_eq!(model.limit(), None);
+        };
+        let t = Instant::now();
+        let mut model = ConcurrencyLimit::default();
+        staggered(&mut model, t);
+        model.served(1, t + ms(2));
+        model.served(2, t + ms(2));
+        model.served(3, t + ms(2));
+        assert_eq!(model.limit(), None, "four were served at once");
+
+        let mut model = ConcurrencyLimit::default();
+        staggered(&mut model, t);
+        model.served(1, t + ms(2));
+        model.served(2, t + ms(2));
+        assert_eq!(model.refused(3, t + ms(2)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(3));
+    }
+
+    /// One slow send among fast ones (a connection opened, a cold start)
+    /// outlasts the refusals beside it, but the server serves no longer
+    /// than it refuses: no limit is shown by timing.
+    #[test]
+    fn one_slow_send_among_fast_ones_shows_no_limit() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        for seq in 1..4 {
+            model.served(seq, t + ms(1));
+        }
+        for seq in 4..7 {
+            model.sent(seq, t + ms(1));
+        }
+        for seq in 4..7 {
+            model.refused(seq, t + ms(2));
+        }
+        model.served(0, t + ms(3));
+        assert_eq!(model.limit(), None);
     }
 
     #[test]
@@ -891,7 +1045,7 @@ mod tests {
     fn a_followed_limit_never_drops_below_one() {
         let mut model = ConcurrencyLimit::default();
         let t = Instant::now();
-        for seq in 0..4 {
+        for seq in 0..3 {
             model.sent(seq, t);
         }
         model.served(1, t + ms(2));
@@ -907,16 +1061,20 @@ mod tests {
     fn a_send_served_beside_more_raises_the_limit_less_those_refused_before_it() {
         let mut model = ConcurrencyLimit::default();
         let t = Instant::now();
-        for seq in 0..4 {
+        for seq in 0..2 {
             model.sent(seq, t);
         }
         model.served(0, t + ms(2));
         assert_eq!(model.refused(1, t + ms(2)), Refusal::Followed);
         assert_eq!(model.limit(), Some(1));
-        // The fourth send went with three in flight, one of which (the
-        // second) was refused: three served at once.
-        model.served(3, t + ms(200));
-        assert_eq!(model.limit(), Some(3));
+        for seq in 2..5 {
+            model.sent(seq, t + ms(3));
+        }
+        assert_eq!(model.refused(3, t + ms(4)), Refusal::Explained);
+        // The fifth send went with two in flight, one of which (the
+        // fourth) was refused: two served at once.
+        model.served(4, t + ms(200));
+        assert_eq!(model.limit(), Some(2));
     }
 
     /// A lone refusal set the evidence below zero: a burst partly served

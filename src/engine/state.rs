@@ -192,6 +192,11 @@ impl ScopeState {
             // `Config`: a pause ends with one request).
             self.pause_until = None;
             self.probe = Some((seq, now));
+        } else if config.pacing && pace && self.pacer.next_unit_unknown(now) {
+            // It took the last unit the mirror knows of, and nothing says
+            // when the next comes: its answer is the news, and the others
+            // wait for it as for a pause's first send, not go blind.
+            self.probe = Some((seq, now));
         }
         self.next_seq += 1;
         self.in_flight += 1;
@@ -439,14 +444,14 @@ impl ScopeState {
         });
         let hint = clamped.map(|h| h.wait);
         let on_trial = self.concurrency.limit().is_some();
-        let refusal = if self.concurrency.clocked(clamped) {
-            self.concurrency.refused_by_clock(seq, now);
+        let refusal = if self.concurrency.clocked(clamped) || names_its_quota(signal) {
+            self.concurrency.refused_by_quota(seq, now);
             Refusal::Other
         } else {
             self.concurrency.refused(seq, now)
         };
         match refusal {
-            Refusal::Other => {
+            Refusal::Other | Refusal::Undecided => {
                 // Refuted before any send succeeded under it: the refusals
                 // it explained were the quota's, and the burst they ended
                 // is what the pacer learns from this one.
@@ -494,12 +499,17 @@ impl ScopeState {
         if !attempt.retryable {
             return Verdict::GiveUp(GiveUpReason::NotRetryable);
         }
-        let wait = self
-            .pause_until
-            .map_or(Duration::ZERO, |p| p.saturating_duration_since(now));
         if let Some(h) = asked.filter(|h| *h > attempt.max_wait(config)) {
             return self.give_up(GiveUpReason::WaitTooLong { wait: h });
         }
+        // An undecided refusal's request waits its own wait; the pause
+        // holds it (and wakes it if a limit lifts the pause).
+        let wait = if refusal == Refusal::Undecided {
+            self.own_wait(config, hint, attempt)
+        } else {
+            self.pause_until
+                .map_or(Duration::ZERO, |p| p.saturating_duration_since(now))
+        };
         let reason = RetryReason::Throttled { status, hint };
         self.retry_or_give_up(config, now, wait, attempt, reason)
     }
@@ -536,14 +546,20 @@ impl ScopeState {
         if let Some(h) = asked.filter(|h| *h > attempt.max_wait(config)) {
             return self.give_up(GiveUpReason::WaitTooLong { wait: h });
         }
+        let wait = self.own_wait(config, hint, attempt);
+        let reason = RetryReason::Throttled { status, hint };
+        self.retry_or_give_up(config, now, wait, attempt, reason)
+    }
+
+    /// A refused request's own wait: its hint (a floor, jittered as every
+    /// hint) or a backoff.
+    fn own_wait(&mut self, config: &Config, hint: Option<Duration>, attempt: &Attempt) -> Duration {
         let backoff = config
             .backoff
             .draw_with(&mut self.rng, attempt.number.saturating_sub(1));
-        let wait = hint.map_or(backoff, |floor| {
+        hint.map_or(backoff, |floor| {
             floor.saturating_add(config.draw_hint_jitter(&mut self.rng, floor))
-        });
-        let reason = RetryReason::Throttled { status, hint };
-        self.retry_or_give_up(config, now, wait, attempt, reason)
+        })
     }
 
     /// The pause after a refusal that is news (its request was sent after
@@ -617,7 +633,17 @@ impl ScopeState {
         attempt: &Attempt,
         reason: RetryReason,
     ) -> Verdict {
-        if wait > attempt.max_wait(config) {
+        let max_wait = attempt.max_wait(config);
+        // A hint within the longest wait allowed is not given up on for the
+        // jitter added to it: the request waits the longest allowed, and
+        // the scope's pause, if longer, holds it for the rest.
+        let wait = match reason {
+            RetryReason::Throttled {
+                hint: Some(hint), ..
+            } if hint <= max_wait => wait.min(max_wait),
+            _ => wait,
+        };
+        if wait > max_wait {
             return self.give_up(GiveUpReason::WaitTooLong { wait });
         }
         if attempt.number >= attempt.max_attempts(config) {
@@ -669,6 +695,19 @@ pub(crate) fn pacing_quota(signal: &Signal) -> Option<&Quota> {
         .filter(|q| q.remaining() == binding.remaining() && q.window().is_some())
         .max_by_key(|q| q.reset())
         .or(Some(binding))
+}
+
+/// Whether a refusal names the quota that refused it, one whose units
+/// come back with time: a requests quota it reads as exhausted (a reading
+/// with units left names none: GitHub's secondary limits refuse beside a
+/// primary with room), or a refusal that names a rate (an AWS throttling
+/// code, a Google quota; `Refusal::names_a_rate`). No concurrency limit
+/// of ours is evidence for it.
+fn names_its_quota(signal: &Signal) -> bool {
+    pacing_quota(signal).is_some_and(|quota| quota.remaining() == Some(0))
+        || signal
+            .refusal()
+            .is_some_and(|refusal| refusal.names_a_rate())
 }
 
 /// The reset of `quota`, or the shortest one among the dialects describing

@@ -10,6 +10,7 @@ use crate::signal::{HintSource, Quota, QuotaSource, RetryHint, Signal};
 
 mod eviction;
 mod hostile;
+mod named;
 mod pacing;
 mod sim;
 mod windows;

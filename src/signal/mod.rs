@@ -93,7 +93,7 @@ use http::{HeaderMap, StatusCode};
 
 pub use parser::{ResetFormat, SignalParser};
 pub use quota::{Quota, QuotaSource, QuotaUnit};
-pub use refusal::{AWS_THROTTLING_CODES, Refusal};
+pub use refusal::{AWS_RATE_CODES, AWS_THROTTLING_CODES, Refusal};
 pub use usage::Usage;
 pub use value::{HintSource, RetryHint, Signal};
 

@@ -82,7 +82,51 @@ impl Refusal {
     pub fn is_throttling(&self) -> bool {
         !self.is_final()
     }
+
+    /// Whether the refusal names a quota whose units come back with time
+    /// (a rate), not as requests in service are answered: a Google quota
+    /// (per minute or per day), a GraphQL rate limit (GitHub's points per
+    /// hour, Shopify's restore rate), or an AWS code of a rate
+    /// ([`AWS_RATE_CODES`]). AWS's `TooManyRequestsException` (Lambda's
+    /// concurrency limit too), `PriorRequestNotComplete`,
+    /// `TransactionInProgressException` and the generic
+    /// `LimitExceededException` name no rate.
+    ///
+    /// ```
+    /// use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/x-amz-json-1.0"));
+    /// let signal = courteous::signal::parse(
+    ///     http::StatusCode::BAD_REQUEST,
+    ///     &headers,
+    ///     Some(br#"{"__type":"ThrottlingException"}"#),
+    /// );
+    /// assert!(signal.refusal().is_some_and(|r| r.names_a_rate()));
+    /// ```
+    pub fn names_a_rate(&self) -> bool {
+        match self {
+            Self::InsufficientQuota => false,
+            Self::QuotaFailure { .. } | Self::GraphqlRateLimited => true,
+            Self::Aws { code } => AWS_RATE_CODES.contains(&code.as_str()),
+        }
+    }
 }
+
+/// The AWS throttling codes ([`AWS_THROTTLING_CODES`]) that name a rate:
+/// requests, bandwidth or provisioned throughput per second.
+pub const AWS_RATE_CODES: &[&str] = &[
+    "Throttling",
+    "ThrottlingException",
+    "ThrottledException",
+    "RequestThrottledException",
+    "ProvisionedThroughputExceededException",
+    "RequestLimitExceeded",
+    "BandwidthLimitExceeded",
+    "RequestThrottled",
+    "SlowDown",
+    "EC2ThrottledException",
+];
 
 /// Whether `code` is one of [`AWS_THROTTLING_CODES`].
 pub(crate) fn is_aws_throttling(code: &str) -> bool {
@@ -145,5 +189,30 @@ mod tests {
         assert!(quota(true).is_final());
         assert!(quota(false).is_throttling());
         assert!(Refusal::GraphqlRateLimited.is_throttling());
+    }
+
+    #[test]
+    fn rates_are_named_by_throttling_codes_of_a_rate_and_quotas() {
+        let aws = |code: &str| Refusal::Aws { code: code.into() };
+        for code in AWS_RATE_CODES {
+            assert!(AWS_THROTTLING_CODES.contains(code), "{code}");
+            assert!(aws(code).names_a_rate(), "{code}");
+        }
+        for code in [
+            "TooManyRequestsException",
+            "PriorRequestNotComplete",
+            "TransactionInProgressException",
+            "LimitExceededException",
+            "ValidationException",
+        ] {
+            assert!(!aws(code).names_a_rate(), "{code}");
+        }
+        let quota = Refusal::QuotaFailure {
+            quota_ids: vec!["q".into()],
+            per_day: false,
+        };
+        assert!(quota.names_a_rate());
+        assert!(Refusal::GraphqlRateLimited.names_a_rate());
+        assert!(!Refusal::InsufficientQuota.names_a_rate());
     }
 }

@@ -526,6 +526,18 @@ impl Pacer {
         admitted
     }
 
+    /// Whether the mirror is spent and nothing says when a unit comes back
+    /// (no rate, no reset ahead, no learned cycle): the next send would go
+    /// blind (`take_unit` lets it, and the server tells). Asked after a
+    /// send took a unit, it says that send's answer is the only news.
+    pub(crate) fn next_unit_unknown(&self, now: Instant) -> bool {
+        self.learned_cycle().is_none()
+            && self.rate().is_none()
+            && self.estimate.is_some_and(|est| {
+                est.tokens < 1.0 - EPSILON && est.reset_at.is_none_or(|reset| reset <= now)
+            })
+    }
+
     /// Whether [`Self::admit`] at `now` would let a send go, taking
     /// nothing. A probe due at `now` (`refill.rs`) is not counted: it is
     /// timed, not news.
