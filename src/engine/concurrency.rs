@@ -393,12 +393,7 @@ impl ConcurrencyLimit {
             // Served beside the others in flight as it went, less those of
             // them refused: the server served at least that many at once.
             let sent = now.checked_sub(round_trip).unwrap_or(now);
-            let refused = self
-                .recent_refused
-                .iter()
-                .filter(|&&(refused, answered, _)| refused < seq && answered >= sent)
-                .count() as u32;
-            let together = others.saturating_sub(refused) + 1;
+            let together = others.saturating_sub(self.refused_beside(seq, sent)) + 1;
             if self.recent_served.len() == RECENT {
                 self.recent_served.pop_front();
             }
@@ -440,13 +435,17 @@ impl ConcurrencyLimit {
     /// `others + 1` at once, so a limit of `others` waits for its answer.
     fn beside_as_many_out(&self, others: u32) -> bool {
         self.outstanding.iter().any(|(&seq, &(sent, went_with))| {
-            let refused = self
-                .recent_refused
-                .iter()
-                .filter(|&&(refused, answered, _)| refused < seq && answered >= sent)
-                .count() as u32;
-            went_with.saturating_sub(refused) >= others
+            went_with.saturating_sub(self.refused_beside(seq, sent)) >= others
         })
+    }
+
+    /// Of the sends in flight as send `seq` went at `sent`, those refused
+    /// since: the earlier sends answered by a refusal after it went.
+    fn refused_beside(&self, seq: u64, sent: Instant) -> u32 {
+        self.recent_refused
+            .iter()
+            .filter(|&&(refused, answered, _)| refused < seq && answered >= sent)
+            .count() as u32
     }
 
     /// Whether the sends served recently all went with fewer than `others`
@@ -932,6 +931,26 @@ mod tests {
         model.served(2, t + ms(2));
         assert_eq!(model.refused(3, t + ms(2)), Refusal::Followed);
         assert_eq!(model.limit(), Some(3));
+    }
+
+    /// A send still out that went beside two of ours, both refused since:
+    /// served, it shows one at once, no contradiction of a limit of two.
+    /// The burst's last refusal starts the trial without waiting for it.
+    #[test]
+    fn a_send_out_beside_refusals_only_leaves_the_count_decided() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        model.served(0, t + ms(1));
+        model.served(1, t + ms(1));
+        model.sent(4, t + ms(1));
+        // The fourth went beside three, one refused since: undecided.
+        assert_eq!(model.refused(2, t + ms(2)), Refusal::Undecided);
+        // The fifth went beside the third and fourth, both refused.
+        assert_eq!(model.refused(3, t + ms(2)), Refusal::Followed);
+        assert_eq!(model.limit(), Some(2));
     }
 
     /// One slow send among fast ones (a connection opened, a cold start)
