@@ -953,6 +953,27 @@ mod tests {
         assert_eq!(model.limit(), Some(2));
     }
 
+    /// Timing shows a limit only through companions served: a refusal
+    /// whose only companion was refused too shows none, however much
+    /// longer the server serves than it refuses.
+    #[test]
+    fn refusals_beside_refusals_only_show_no_limit() {
+        let mut model = ConcurrencyLimit::default();
+        let t = Instant::now();
+        for seq in 0..4 {
+            model.sent(seq, t);
+        }
+        for seq in 0..4 {
+            model.served(seq, t + ms(200));
+        }
+        let t = t + ms(200);
+        model.sent(10, t);
+        model.sent(11, t);
+        assert_eq!(model.refused(10, t + ms(2)), Refusal::Other);
+        assert_eq!(model.refused(11, t + ms(2)), Refusal::Other);
+        assert_eq!(model.limit(), None);
+    }
+
     /// One slow send among fast ones (a connection opened, a cold start)
     /// outlasts the refusals beside it, but the server serves no longer
     /// than it refuses: no limit is shown by timing.

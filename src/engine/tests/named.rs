@@ -130,6 +130,33 @@ fn the_send_that_takes_the_last_known_unit_goes_alone() {
     assert!(wait >= Duration::from_secs(9), "the reset read: {wait:?}");
 }
 
+/// The same with a quota of two: both units go at once past the reset,
+/// and only a third send waits for the second's answer.
+#[test]
+fn units_the_mirror_knows_of_go_together() {
+    let engine = Engine::new(no_jitter());
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let reading = parse(
+        StatusCode::OK,
+        &headers(&[
+            ("ratelimit-limit", "2"),
+            ("ratelimit-remaining", "0"),
+            ("ratelimit-reset", "10"),
+        ]),
+        None,
+    );
+    let ticket = admit_now(&engine, &scope, t0);
+    let attempt = Attempt::new(1, true, t0);
+    engine.on_response(ticket, t0, StatusCode::OK, &reading, &attempt);
+    let after = t0 + Duration::from_secs(11);
+    let _both = [
+        admit_now(&engine, &scope, after),
+        admit_now(&engine, &scope, after),
+    ];
+    assert_eq!(admit_wait(&engine, &scope, after).1, WaitReason::Paused);
+}
+
 /// A hint within the longest wait allowed is waited, not given up on for
 /// the jitter added to it.
 #[test]
