@@ -51,6 +51,36 @@ fn two_served_two_refused(refusal: &Signal) -> bool {
     matches!(engine.admit(&scope, t0 + ms(3)), Admit::Now(_))
 }
 
+/// The first of those refusals is undecided (the fourth send is out): it
+/// pauses the scope, and its request waits its own backoff, not nothing.
+#[test]
+fn an_undecided_refusal_waits_its_own_backoff() {
+    let engine = Engine::new(no_jitter().rng_seed(3));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let tickets: Vec<_> = (0..4).map(|_| admit_now(&engine, &scope, t0)).collect();
+    let mut tickets = tickets.into_iter();
+    for ticket in tickets.by_ref().take(2) {
+        let at = t0 + ms(1);
+        let attempt = Attempt::new(1, true, at);
+        engine.on_response(ticket, at, StatusCode::OK, &Signal::default(), &attempt);
+    }
+    let at = t0 + ms(2);
+    let verdict = engine.on_response(
+        tickets.next().unwrap(),
+        at,
+        StatusCode::TOO_MANY_REQUESTS,
+        &Signal::default(),
+        &Attempt::new(1, true, at),
+    );
+    let wait = retry_after(&verdict);
+    assert!(
+        wait > Duration::ZERO && wait < Duration::from_secs(1),
+        "{wait:?}"
+    );
+    assert_eq!(admit_wait(&engine, &scope, at).1, WaitReason::Paused);
+}
+
 /// Two refusals beside two sends served could be a concurrency limit of
 /// two on trial, sends going as slots free. A refusal that names a rate
 /// (an AWS throttling code) or reads its requests quota exhausted says
