@@ -422,11 +422,18 @@ impl ConcurrencyLimit {
     /// while sends served recently (one at least: a burst refused whole
     /// shows no limit of ours) all went with fewer.
     fn trial(&mut self, others: u32) -> bool {
+        self.counted_shows(others) && !self.beside_as_many_out(others) && self.start_trial(others)
+    }
+
+    /// Whether the count as the sends went shows a limit of `others`: a
+    /// refusal beside that many, sends served recently (one at least) all
+    /// beside fewer, and the evidence not below zero (no trial starts
+    /// there).
+    fn counted_shows(&self, others: u32) -> bool {
         others > 0
+            && self.evidence >= 0
             && !self.recent_served.is_empty()
             && self.shown_below(others)
-            && !self.beside_as_many_out(others)
-            && self.start_trial(others)
     }
 
     /// Whether a send still in flight went with at least `others` of ours
@@ -459,28 +466,18 @@ impl ConcurrencyLimit {
     /// (the same burst) may now show a limit (`trial`), the fewest in
     /// flight among them.
     fn trial_from(&mut self, sent: Instant) {
-        let fewest = self
-            .recent_refused
-            .iter()
-            .filter(|&&(_, answered, others)| answered >= sent && others > 0)
-            .map(|&(_, _, others)| others)
-            .min();
-        if let Some(others) = fewest {
+        if let Some(others) = self.fewest_answered_since(sent) {
             self.trial(others);
         }
     }
 
     /// Whether a refusal with `others` of ours in flight as it went would
-    /// start a trial (`trial`) but for a send still in flight that went
+    /// start a trial (`counted_shows`) but for a send still in flight that went
     /// with as many (`beside_as_many_out`): the trial waits for its answer
     /// (`trial_from` looks again when it is served; its own refusal, when
     /// refused).
     fn undecided(&self, others: u32) -> bool {
-        others > 0
-            && self.evidence >= 0
-            && !self.recent_served.is_empty()
-            && self.shown_below(others)
-            && self.beside_as_many_out(others)
+        self.counted_shows(others) && self.beside_as_many_out(others)
     }
 
     /// The fewest others in flight beside a refusal of the burst of one
@@ -490,11 +487,18 @@ impl ConcurrencyLimit {
     /// refuses no send that went with fewer than `K` of ours in flight, so
     /// the burst shows no limit above its fewest.
     fn fewest_refused_since(&self, sent: Instant, others: u32) -> u32 {
+        self.fewest_answered_since(sent)
+            .map_or(others, |fewest| fewest.min(others))
+    }
+
+    /// The fewest others in flight as they went among the refusals
+    /// answered at or after `sent`, none counted that went alone.
+    fn fewest_answered_since(&self, sent: Instant) -> Option<u32> {
         self.recent_refused
             .iter()
             .filter(|&&(_, answered, others)| answered >= sent && others > 0)
             .map(|&(_, _, others)| others)
-            .fold(others, u32::min)
+            .min()
     }
 
     /// Follows a limit of `limit` (or less, if one was measured) on trial,

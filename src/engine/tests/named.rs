@@ -117,44 +117,40 @@ fn a_refusal_that_names_a_rate_pauses_the_scope() {
     );
 }
 
-/// A quota of one unit whose reading states a reset but no window: once
-/// the reset is past, the mirror has one unit and nothing says when the
-/// next comes. The send that takes it goes; a second waits for its answer
-/// (the reading that says when), not blind into a spent quota.
-#[test]
-fn the_send_that_takes_the_last_known_unit_goes_alone() {
+/// A quota of `limit` units whose reading states a reset of 10 s but no
+/// window, read at `t0` spent: the engine, its scope, the reading, and
+/// the instant just past the reset.
+fn spent_until_reset(limit: &str, t0: Instant) -> (Engine, Scope, Signal, Instant) {
     let engine = Engine::new(no_jitter());
     let scope = Scope::new("s");
-    let t0 = Instant::now();
     let reading = parse(
         StatusCode::OK,
         &headers(&[
-            ("ratelimit-limit", "1"),
+            ("ratelimit-limit", limit),
             ("ratelimit-remaining", "0"),
             ("ratelimit-reset", "10"),
         ]),
         None,
     );
     let ticket = admit_now(&engine, &scope, t0);
-    engine.on_response(
-        ticket,
-        t0,
-        StatusCode::OK,
-        &reading,
-        &Attempt::new(1, true, t0),
-    );
-    let after = t0 + Duration::from_secs(11);
+    let attempt = Attempt::new(1, true, t0);
+    engine.on_response(ticket, t0, StatusCode::OK, &reading, &attempt);
+    (engine, scope, reading, t0 + Duration::from_secs(11))
+}
+
+/// A quota of one unit whose reading states a reset but no window: once
+/// the reset is past, the mirror has one unit and nothing says when the
+/// next comes. The send that takes it goes; a second waits for its answer
+/// (the reading that says when), not blind into a spent quota.
+#[test]
+fn the_send_that_takes_the_last_known_unit_goes_alone() {
+    let (engine, scope, reading, after) = spent_until_reset("1", Instant::now());
     let first = admit_now(&engine, &scope, after);
     let (_, reason) = admit_wait(&engine, &scope, after);
     assert_eq!(reason, WaitReason::Paused, "waits for the first's answer");
     let answered = after + ms(2);
-    engine.on_response(
-        first,
-        answered,
-        StatusCode::OK,
-        &reading,
-        &Attempt::new(1, true, answered),
-    );
+    let attempt = Attempt::new(1, true, answered);
+    engine.on_response(first, answered, StatusCode::OK, &reading, &attempt);
     let (wait, reason) = admit_wait(&engine, &scope, answered);
     assert_eq!(reason, WaitReason::Pacing);
     assert!(wait >= Duration::from_secs(9), "the reset read: {wait:?}");
@@ -164,22 +160,7 @@ fn the_send_that_takes_the_last_known_unit_goes_alone() {
 /// and only a third send waits for the second's answer.
 #[test]
 fn units_the_mirror_knows_of_go_together() {
-    let engine = Engine::new(no_jitter());
-    let scope = Scope::new("s");
-    let t0 = Instant::now();
-    let reading = parse(
-        StatusCode::OK,
-        &headers(&[
-            ("ratelimit-limit", "2"),
-            ("ratelimit-remaining", "0"),
-            ("ratelimit-reset", "10"),
-        ]),
-        None,
-    );
-    let ticket = admit_now(&engine, &scope, t0);
-    let attempt = Attempt::new(1, true, t0);
-    engine.on_response(ticket, t0, StatusCode::OK, &reading, &attempt);
-    let after = t0 + Duration::from_secs(11);
+    let (engine, scope, _, after) = spent_until_reset("2", Instant::now());
     let _both = [
         admit_now(&engine, &scope, after),
         admit_now(&engine, &scope, after),
