@@ -634,15 +634,6 @@ impl ScopeState {
         reason: RetryReason,
     ) -> Verdict {
         let max_wait = attempt.max_wait(config);
-        // A hint within the longest wait allowed is not given up on for the
-        // jitter added to it: the request waits the longest allowed, and
-        // the scope's pause, if longer, holds it for the rest.
-        let wait = match reason {
-            RetryReason::Throttled {
-                hint: Some(hint), ..
-            } if hint <= max_wait => wait.min(max_wait),
-            _ => wait,
-        };
         if wait > max_wait {
             return self.give_up(GiveUpReason::WaitTooLong { wait });
         }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use http::{HeaderMap, HeaderValue, StatusCode};
 
 use super::{admit_now, admit_wait, ms, no_jitter, retry_after};
-use crate::engine::{Admit, Attempt, Config, Engine, Scope, Verdict, WaitReason};
+use crate::engine::{Admit, Attempt, Engine, Scope, Verdict, WaitReason};
 use crate::signal::{Signal, parse};
 
 fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
@@ -166,32 +166,4 @@ fn units_the_mirror_knows_of_go_together() {
         admit_now(&engine, &scope, after),
     ];
     assert_eq!(admit_wait(&engine, &scope, after).1, WaitReason::Paused);
-}
-
-/// A hint within the longest wait allowed is waited, not given up on for
-/// the jitter added to it.
-#[test]
-fn a_hint_within_max_wait_is_not_given_up_on_for_its_jitter() {
-    let max_wait = Duration::from_secs(60);
-    let config = Config::default()
-        .hint_jitter(0.1, Duration::from_secs(5))
-        .max_wait(max_wait)
-        .rng_seed(7);
-    let engine = Engine::new(config);
-    let scope = Scope::new("s");
-    let t0 = Instant::now();
-    let ticket = admit_now(&engine, &scope, t0);
-    let verdict = engine.on_response(
-        ticket,
-        t0,
-        StatusCode::TOO_MANY_REQUESTS,
-        &super::hint_signal(max_wait),
-        &Attempt::new(1, true, t0),
-    );
-    assert_eq!(retry_after(&verdict), max_wait);
-    // The scope's pause holds the retry for the jitter beyond it.
-    assert_eq!(
-        admit_wait(&engine, &scope, t0 + max_wait).1,
-        WaitReason::Paused
-    );
 }
