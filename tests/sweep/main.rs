@@ -31,12 +31,12 @@ const DEFAULT_CASES: u64 = 400;
 /// kind's model last changed: a change that lowers one fails. Raise them as
 /// models land (the figures of each step are in `docs/sweep.md`).
 const WITHIN_AT_LEAST: [(limiter::Kind, usize); 7] = [
-    (limiter::Kind::TokenBucket, 38),
+    (limiter::Kind::TokenBucket, 39),
     (limiter::Kind::FixedWindowAligned, 36),
     (limiter::Kind::FixedWindowFirst, 34),
     (limiter::Kind::SlidingLog, 41),
     (limiter::Kind::SlidingCounter, 33),
-    (limiter::Kind::LeakyBucket, 41),
+    (limiter::Kind::LeakyBucket, 42),
     (limiter::Kind::Concurrency, 52),
 ];
 
@@ -142,14 +142,15 @@ fn report(results: &[Result]) {
     if std::env::var_os("COURTEOUS_SWEEP_CASES_OUT").is_some() {
         for result in results {
             println!(
-                "{:?} floor {:.3} sent {} refused {} elapsed {:.3} ratio {:.2} within {}",
+                "{:?} floor {:.3} sent {} refused {} elapsed {:.3} ratio {:.2} within {} identified {:?}",
                 result.case,
                 result.floor,
                 result.outcome.sent,
                 result.outcome.refused,
                 result.outcome.elapsed,
                 result.ratio(),
-                result.within_bounds()
+                result.within_bounds(),
+                result.outcome.identified,
             );
         }
     }
@@ -492,4 +493,18 @@ fn a_precise_hint_brings_back_one_unit_and_the_burst_as_it_shows() {
 #[test]
 fn a_long_whole_second_hint_names_the_next_unit() {
     assert_within_bounds(&[1782, 989, 1470, 1254], None, None);
+}
+
+/// A mirror above the range a reading allows overestimated the quota: the
+/// fraction it held is not the server's, and the top of the range (a unit
+/// less a hair when the reading says none are left) is a guess. Taken, a
+/// send on it was refused whenever the server's fraction was low, and a
+/// whole-second hint then cost a second. `used/size` meters whose drain is
+/// slower than the parser's prior showed it: seed 1106, a leaky bucket of 4
+/// per 1,035 s at c=4, 12 successes: 17 sent, now 15; seed 1263, a bucket
+/// of 3 per 125 s at c=8: 1.13× its floor, now 1.03×; seeds 579, 583 and
+/// 966, 240 successes: 246, 250 and 251 sent, now 241, 247 and 244.
+#[test]
+fn an_overestimating_mirror_takes_what_a_reading_surely_holds() {
+    assert_within_bounds(&[1106, 1263, 579, 583, 966], None, None);
 }

@@ -29,7 +29,11 @@
 //!    concurrently may count an older one after a newer one); `E` is
 //!    clamped into that range rather than overwritten, so the fraction we
 //!    know survives and timer lateness does not accumulate. The price, at
-//!    concurrency 4, is a window's last unit left unspent now and then.
+//!    concurrency 4, is a window's last unit left unspent now and then. A
+//!    mirror above the range knew no fraction (it overestimated), and
+//!    where a refusal costs a whole-second hint it takes the range's low
+//!    end, not a unit the server may not have (`used/size` meters draining
+//!    slower than the parser's prior: 17 requests for 12 successes, 15).
 //! 2. **The server's refusals**, when it states no policy. A throttled
 //!    response means the bucket is empty *now*. Between two refusals every
 //!    success spent a unit refilled in between, so `successes / span` is the
@@ -776,6 +780,15 @@ impl Pacer {
             // seconds, c=4: a whole-second refusal in 4 runs of 20, 102–104
             // requests in 5.8–6.1 s; 101 in 4.9–5.2 s in 20 of 20 after).
             Some(current) if self.counter => current.min(high),
+            // Above what the reading allows, the mirror overestimated: the
+            // fraction it held is not the server's, and the top of the
+            // range (a unit less a hair, when the reading says none) is a
+            // guess. A send on it is refused when the server's fraction is
+            // low; where refusals cost whole seconds (the last hint was
+            // whole seconds, or none) the low end is taken, which costs at
+            // most a unit's time, once. With precise hints a refusal costs
+            // little: the top, as for any reading.
+            Some(current) if current > high && self.coarse_hints => low,
             Some(current) => current.clamp(low, high),
             None => low,
         };
