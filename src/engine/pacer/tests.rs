@@ -1679,3 +1679,25 @@ fn a_return_lets_no_more_go_than_the_burst() {
     assert_eq!(pacer.admit(later, Some(12)), Ok(()));
     assert!(pacer.admit(later, Some(13)).is_err());
 }
+
+/// A mirror above what a reading allows overestimated the quota: where
+/// refusals cost whole seconds (the last hint was whole seconds) it takes
+/// the reading's low end, not a unit the server may not have; after a
+/// precise hint, the top of the range, as for any reading.
+#[test]
+fn an_overestimating_mirror_takes_the_low_end_where_refusals_cost_seconds() {
+    let t0 = Instant::now();
+    let r = |n| reading(n, 10, None, Some(Duration::from_secs(60)));
+    let after = |hint: Duration| {
+        let mut pacer = Pacer::default();
+        pacer.sync(t0, r(5), 0);
+        pacer.refused(t0, Some(Hint::stated(hint)), Duration::ZERO);
+        let at = t0 + ms(1);
+        pacer.sync(at, r(5), 0);
+        // The mirror holds 5; the server says none are left.
+        pacer.sync(at, r(0), 0);
+        pacer.available(at)
+    };
+    assert_eq!(after(Duration::from_secs(1)), Some(0.0));
+    assert!(after(ms(856)).is_some_and(|e| e > 0.9 && e < 1.0));
+}
