@@ -217,6 +217,12 @@ impl ConcurrencyLimit {
         self.round_trip
     }
 
+    /// The round trips of refused sends: the network's legs alone, as a
+    /// server refuses without serving.
+    pub(crate) fn refusal_round_trip(&self) -> RoundTrip {
+        self.refusal_round_trip
+    }
+
     /// Whether a send may go with `in_flight` of ours out.
     pub(crate) fn admits(&self, in_flight: u32) -> bool {
         self.limit().is_none_or(|limit| in_flight < limit)

@@ -148,6 +148,13 @@ impl Default for Backoff {
 /// began is not news and does not count) and the draw is uniform in
 /// `[0, min(20 s, 100 ms · 2ⁿ))` with the default [`Backoff`].
 ///
+/// One exception: a whole-second hint (`Retry-After: 1`) is rounded up by
+/// up to a second, and where the quota is a fixed window whose own
+/// readings (its resets) guarantee that it is over sooner, the scope
+/// resumes then, with one request alone; the refused request still waits
+/// its hint. The server's reset and its hint are both its word; the
+/// earlier of them is when the window is surely over.
+///
 /// A refusal without any hint takes its hint from what the scope learned
 /// (a learned window's end, the reset of the quota headers), else from
 /// [`unhinted_wait`](Self::unhinted_wait): `min(20 s, 1 s · 2ⁿ)` by default

@@ -330,6 +330,7 @@ impl ScopeState {
             reset_precision: located_precision(quota, located),
             seq: Some(seq),
             fixed_window: quota.fixed_window(),
+            lead: self.window_lead(),
         };
         // A `used/size` quota's drain is measured (`drain.rs`); the parser's
         // assumed one is the prior. The header states no reset: the time to
@@ -355,6 +356,20 @@ impl ScopeState {
             self.reset_at = Some(self.reset_at.map_or(at, |r| r.max(at)));
         }
         self.pacer.sync(now, reading, self.in_flight);
+    }
+
+    /// How much earlier than a window's end a send may leave: a round
+    /// trip's legs less their spread (`pacer::QuotaReading::lead`). Legs
+    /// only: a refusal's round trip (served without service) bounds them,
+    /// so a server slow to serve, whose reset may be stated as of the
+    /// answer, is never led by its service time; none before a refusal.
+    fn window_lead(&self) -> Duration {
+        let all = self.concurrency.round_trip();
+        let legs = self.concurrency.refusal_round_trip().mean();
+        match (all.mean(), legs) {
+            (Some(mean), Some(legs)) => mean.saturating_sub(all.spread()).min(legs),
+            _ => Duration::ZERO,
+        }
     }
 
     /// A response arrived for send `seq`, classified as `class`.
@@ -477,15 +492,15 @@ impl ScopeState {
         // A quota in another unit (tokens) that cannot admit the next send
         // explains the refusal: not one of the requests quota.
         let metered = self.metered.refused(now);
+        let mut waits_own = false;
         let until = if self.pause_from_seq.is_some_and(|from| seq < from) {
             // Sent before the last refusal paused the scope: no news, only
             // a hint that may reach further.
             hint.map(|h| later(now, h))
         } else {
-            Some(later(
-                now,
-                self.pause_after_refusal(config, now, clamped, metered),
-            ))
+            let (pause, sooner) = self.pause_after_refusal(config, now, clamped, metered);
+            waits_own = sooner;
+            Some(later(now, pause))
         };
         if let Some(until) = until {
             self.pause_until = Some(self.pause_until.map_or(until, |p| p.max(until)));
@@ -504,7 +519,8 @@ impl ScopeState {
         }
         // An undecided refusal's request waits its own wait; the pause
         // holds it (and wakes it if a limit lifts the pause).
-        let wait = if refusal == Refusal::Undecided {
+        // So does one whose pause ends before its hint.
+        let wait = if refusal == Refusal::Undecided || waits_own {
             self.own_wait(config, hint, attempt)
         } else {
             self.pause_until
@@ -571,14 +587,15 @@ impl ScopeState {
     /// a quota in another unit explains the refusal; the requests pacer
     /// does not read it as its own, and that quota's wait is the one
     /// expected. `stated`: the server's wait, located on our clock, with
-    /// its grain (`hint.rs`).
+    /// its grain (`hint.rs`). Returns the pause, and whether it ends before
+    /// the hint (the refused request then waits its own).
     fn pause_after_refusal(
         &mut self,
         config: &Config,
         now: Instant,
         stated: Option<Hint>,
         metered: bool,
-    ) -> Duration {
+    ) -> (Duration, bool) {
         let n = self.consecutive_throttles;
         let expected = if metered {
             self.metered.wait(now, &[])
@@ -590,17 +607,31 @@ impl ScopeState {
         let backoff = config.backoff.draw_with(&mut self.rng, n);
         self.consecutive_throttles = n.saturating_add(1);
         self.pause_from_seq = Some(self.next_seq);
+        // A whole-second hint is rounded up by up to a second. Where the
+        // window's own readings guarantee its end sooner, the scope
+        // resumes then, with one send alone; the refused request waits
+        // its hint.
+        let window_end = self
+            .pacer
+            .window_end(now)
+            .map(|end| end.saturating_duration_since(now));
+        let sooner = window_end
+            .filter(|end| stated.is_some_and(|h| h.is_coarse() && *end < h.wait) && !metered);
+        if let Some(sooner) = sooner {
+            return (sooner.max(backoff), true);
+        }
         let floor = match hint.or(expected) {
             Some(floor) => floor,
             // The first unhinted wait is exact: the next success measures
             // the quota's cycle from it, so jitter would lengthen every
             // cycle after it; refusals in a row are jittered as hints are.
-            None if n == 0 => return config.unhinted_wait_for(0).max(backoff),
+            None if n == 0 => return (config.unhinted_wait_for(0).max(backoff), false),
             None => config.unhinted_wait_for(n),
         };
-        floor
+        let pause = floor
             .saturating_add(config.draw_hint_jitter(&mut self.rng, floor))
-            .max(backoff)
+            .max(backoff);
+        (pause, false)
     }
 
     /// A transport error for send `seq`; `retryable_error` says whether the

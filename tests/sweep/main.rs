@@ -34,7 +34,7 @@ const WITHIN_AT_LEAST: [(limiter::Kind, usize); 7] = [
     (limiter::Kind::TokenBucket, 39),
     (limiter::Kind::FixedWindowAligned, 36),
     (limiter::Kind::FixedWindowFirst, 34),
-    (limiter::Kind::SlidingLog, 41),
+    (limiter::Kind::SlidingLog, 40),
     (limiter::Kind::SlidingCounter, 33),
     (limiter::Kind::LeakyBucket, 42),
     (limiter::Kind::Concurrency, 52),
@@ -218,16 +218,17 @@ fn reported_operating_points() {
             );
         }
         // The window opened by the first request, its reset an epoch read
-        // against a whole-second `Date`, 100 ms round trips: the requests
-        // within bounds, and each window after the second one opened a
-        // round trip after its end, once the refused probe's whole-second
-        // hint measured its length (1.30x, 81 sent; 1.67x before, each
-        // window held to the readings' end). The first window costs that
-        // probe's `Retry-After: 1` (0.7 s): a client honouring it opens the
-        // second window 0.7 s late, beyond the 1.10x bound's 0.35 s.
+        // against a whole-second `Date`, 100 ms round trips: within bounds
+        // (1.08x, 81 sent). The refused probe's `Retry-After: 1` is rounded
+        // up by 0.6 s, but its whole-second hint measured the window's
+        // length, which guarantees its end sooner: only the refused request
+        // waits its hint, the scope resumes at that end (1.30x when the
+        // whole scope waited the hint). And each window's first send leaves
+        // the legs of a round trip before its end, not once a reading
+        // could have come back from it (1.12x without that).
         if result.case.kind == limiter::Kind::FixedWindowFirst {
             assert!(
-                result.excess() <= 0 && result.ratio() <= 1.32,
+                result.within_bounds(),
                 "{name}: {} sent, {:.2}x the floor",
                 result.outcome.sent,
                 result.ratio()

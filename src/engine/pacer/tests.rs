@@ -19,6 +19,7 @@ fn reading(
         reset,
         reset_precision: None,
         seq: None,
+        lead: Duration::ZERO,
         fixed_window: false,
     }
 }

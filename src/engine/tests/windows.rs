@@ -9,41 +9,50 @@ use std::time::Duration;
 use super::sim::{Dialect, run};
 use crate::engine::Config;
 
-/// A window opened by the client's first request: one refusal (the one that
-/// tells a window from a bucket), then 100 successes in about the floor
-/// (4 windows after the first) plus the first refusal's `Retry-After`
-/// rounding.
+/// A window opened by the client's first request: one refusal tells a
+/// window from a bucket, then 100 successes in about the floor (4 windows
+/// after the first). The refusal's `Retry-After: 1` is rounded up, but the
+/// window's readings guarantee its end sooner: the scope resumes then, and
+/// only the refused request waits its hint (before: the whole scope waited
+/// it, 4.24 s median and 4.37 s at most over 32 seeds at c=4; now 4.01 s).
+/// At c=4 a window's last units can be raced for by sends in flight: at
+/// most one refused per worker, the issue's `N + C`.
 #[test]
 fn simulated_window_opened_by_the_first_request_is_met_at_its_boundaries() {
     for concurrency in [1, 4] {
-        let dialect = Dialect::PolicyWindow {
-            first_request: true,
-            phase_ms: 0,
-        };
-        let out = run(dialect, Config::default().rng_seed(0), concurrency, 100);
-        let case = format!("c={concurrency}: {out:?}");
-        assert!(out.throttled <= 1, "{case}");
-        assert_eq!(out.errors, 0, "{case}");
-        assert!(out.elapsed <= Duration::from_millis(4400), "{case}");
+        for seed in 0..8 {
+            let dialect = Dialect::PolicyWindow {
+                first_request: true,
+                phase_ms: 0,
+            };
+            let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+            let case = format!("c={concurrency} seed {seed}: {out:?}");
+            assert!(out.sent <= 100 + concurrency as u64, "{case}");
+            assert_eq!(out.errors, 0, "{case}");
+            assert!(out.elapsed <= Duration::from_millis(4100), "{case}");
+        }
     }
 }
 
 /// A clock-aligned window whose whole-second reset says nothing of its
-/// phase: still one refusal, and no slower than waiting a whole window each
-/// time (5 windows at most).
+/// phase: one refusal per worker at most, and the windows met at the ends
+/// their readings guarantee (before: up to 5.31 s over 32 seeds at c=4,
+/// 4.24 s median; now 4.06 s at most).
 #[test]
 fn simulated_aligned_window_costs_one_refusal() {
     for phase_ms in [0, 300, 700, 990] {
         for concurrency in [1, 4] {
-            let dialect = Dialect::PolicyWindow {
-                first_request: false,
-                phase_ms,
-            };
-            let out = run(dialect, Config::default().rng_seed(0), concurrency, 100);
-            let case = format!("phase {phase_ms} ms, c={concurrency}: {out:?}");
-            assert!(out.throttled <= 1, "{case}");
-            assert_eq!(out.errors, 0, "{case}");
-            assert!(out.elapsed <= Duration::from_millis(5200), "{case}");
+            for seed in 0..8 {
+                let dialect = Dialect::PolicyWindow {
+                    first_request: false,
+                    phase_ms,
+                };
+                let out = run(dialect, Config::default().rng_seed(seed), concurrency, 100);
+                let case = format!("phase {phase_ms} ms, c={concurrency} seed {seed}: {out:?}");
+                assert!(out.sent <= 100 + concurrency as u64, "{case}");
+                assert_eq!(out.errors, 0, "{case}");
+                assert!(out.elapsed <= Duration::from_millis(4100), "{case}");
+            }
         }
     }
 }
@@ -100,4 +109,42 @@ fn simulated_windows_with_bare_refusals_are_learned() {
 #[test]
 fn simulated_sliding_log_without_quota_fields_is_learned() {
     learned_within([true, false].map(|hint| Dialect::SlidingLog { hint }), 4300);
+}
+
+#[test]
+fn zz_many_seeds_probe() {
+    if std::env::var_os("SIM_MANY").is_none() {
+        return;
+    }
+    for (fr, phase) in [
+        (true, 0u64),
+        (false, 0),
+        (false, 300),
+        (false, 700),
+        (false, 990),
+    ] {
+        for c in [1usize, 4] {
+            let mut t = vec![];
+            let mut el = vec![];
+            for seed in 0..32u64 {
+                let out = run(
+                    Dialect::PolicyWindow {
+                        first_request: fr,
+                        phase_ms: phase,
+                    },
+                    Config::default().rng_seed(seed),
+                    c,
+                    100,
+                );
+                t.push(out.throttled);
+                el.push(out.elapsed.as_millis());
+            }
+            t.sort();
+            el.sort();
+            eprintln!(
+                "MANY fr={fr} p={phase} c={c} throttled {:?} elapsed med {} max {}",
+                t, el[16], el[31]
+            );
+        }
+    }
 }
