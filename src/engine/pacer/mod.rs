@@ -306,7 +306,8 @@ pub(crate) struct QuotaReading {
     /// How much earlier than a window's end a send may leave and still
     /// reach the server after it: the legs of a round trip (the reading
     /// came back one leg after the server counted, and a send takes one
-    /// to arrive), less their spread. Zero until measured.
+    /// to arrive), less their spread; zero before a refusal measured them
+    /// (the engine's `ScopeState::window_lead`).
     pub(crate) lead: Duration,
 }
 
