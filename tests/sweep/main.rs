@@ -196,10 +196,13 @@ fn reported_operating_points() {
         // learned between refusals allows for the grain its hints show),
         // and the bucket whose hints are HTTP-dates (the server's clock
         // located from its `Date` headers: `server_clock.rs`; 1.29x when
-        // each date was read against its own response's `Date`).
+        // each date was read against its own response's `Date`), and the
+        // leaky bucket read as `used/size` (its drain measured from the
+        // readings: `drain.rs`; 1.24x when the parser's prior paced it).
         if result.case.tokens.is_some()
             || name.contains("10 ms server timer")
             || name.contains("HTTP-date")
+            || name.contains("used/size")
         {
             assert!(
                 result.within_bounds(),
