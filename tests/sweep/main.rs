@@ -197,8 +197,8 @@ fn reported_operating_points() {
         // and the bucket whose hints are HTTP-dates (the server's clock
         // located from its `Date` headers: `server_clock.rs`; 1.29x when
         // each date was read against its own response's `Date`), and the
-        // leaky bucket read as `used/size` (its drain measured from the
-        // readings: `drain.rs`; 1.24x when the parser's prior paced it).
+        // leaky bucket read as `used/size` (1.24x at a192149, before the
+        // parser read its header: `docs/sweep.md`, steps 1 and 3).
         if result.case.tokens.is_some()
             || name.contains("10 ms server timer")
             || name.contains("HTTP-date")
@@ -225,7 +225,7 @@ fn reported_operating_points() {
         // (1.08x, 81 sent). The refused probe's `Retry-After: 1` is rounded
         // up by 0.6 s, but its whole-second hint measured the window's
         // length, which guarantees its end sooner: only the refused request
-        // waits its hint, the scope resumes at that end (1.30x when the
+        // waits its hint, the scope resumes at that end (1.29x when the
         // whole scope waited the hint). And each window's first send leaves
         // the legs of a round trip before its end, not once a reading
         // could have come back from it (1.12x without that).
