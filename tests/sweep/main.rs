@@ -314,6 +314,35 @@ fn a_slow_bucket_behind_whole_second_hints_is_not_hammered() {
     }
 }
 
+/// Buckets behind bare 429s: a success after the first refusal's wait
+/// reads as a cycle of the whole burst (bare refusals cannot tell a bucket
+/// from a window), the cycle's burst is refused, and the trickle after it
+/// halved at each refusal and grew back to that cycle's pace, twice the
+/// bucket's rate or more, because a bare refusal measured nothing. Now the
+/// span between bare refusals measures what the server sustained, and the
+/// trickle grows back no further (`learned.rs`). Sent for N successes:
+///
+/// - seed 1200, a token bucket of 85 per 68 s, c=8, 240: 353, now 259;
+/// - seed 1020, 102 per 68 s, c=4, 240: 320, now 251;
+/// - seed 1523, 86 per 28 s, c=2, 240: 294, now 247;
+/// - seed 431, a leaky bucket of 78 per 48 s, c=1, 234: 306, now 241;
+/// - seed 1656, a token bucket of 44 per 17 s, c=4, 132: 186, now 145.
+#[test]
+fn a_bucket_behind_bare_refusals_is_trickled_at_its_measured_rate() {
+    for seed in [1200, 1020, 1523, 431, 1656] {
+        let result = judge(Case::draw(seed));
+        assert_eq!(result.case.style, style::Style::Bare, "seed {seed}");
+        assert!(
+            !result.gross() && result.ratio() < 1.25,
+            "seed {seed}: {} sent for {}, {} refused, {:.2}x the floor",
+            result.outcome.sent,
+            result.case.successes,
+            result.outcome.refused,
+            result.ratio()
+        );
+    }
+}
+
 /// Bare refusals of a rate limit's first burst, at concurrency above its
 /// burst, look like a concurrency limit by counting: a limit goes on
 /// trial, and a send refused alone refutes it. The trial set the pacer

@@ -71,14 +71,20 @@
 //! ([`Trickle`]), halved by each refusal after that (down to one unit per
 //! cycle) and grown back by one burst's share of it per success (AIMD, as
 //! the sharing rule does). A trickle refused kept the server busy since
-//! the refusal before: the rate measured between the two is what the
-//! server sustains, and the trickle grows back no further than its fast
-//! end, `successes / (span − g − s)` (none while the span is within its
-//! own uncertainty), nor than the cycle sustains. Each refusal sets that
-//! ceiling from the latest measurement, so a server that speeds up again
-//! is followed up to the cycle's pace. Without that ceiling a bucket
-//! whose first hint was its next unit's (16 s), read as a cycle of its
-//! whole burst (45), grew
+//! the measurement began: the rate measured from then to this refusal is
+//! what the server sustains, and the trickle grows back no further than
+//! its fast end, `successes / (span − g − s)`, nor than the cycle
+//! sustains. A bare refusal measures too: the quota was empty then (less
+//! than a unit, where a hint's end holds one), so a span from one may
+//! have given one unit more, `(successes + 1) / (span − s)`; without it,
+//! a bucket behind bare 429s, read as a cycle of its burst per second,
+//! grew back to twice its rate after every halving. Only a span of a
+//! cycle or more measures (a window gives its units once per cycle, not
+//! at a rate within it), and none within its own uncertainty. Each
+//! refusal sets that ceiling from the measurement it ends, so a server
+//! that speeds up again is followed up to the cycle's pace. Without that
+//! ceiling a bucket whose first hint was its next unit's (16 s), read as
+//! a cycle of its whole burst (45), grew
 //! back to 2.7 units a second after every success, 43 times its rate:
 //! one refusal per success. The successes a trickle paced are no burst
 //! either: a measurement restarted past the horizon keeps the capacity.
@@ -95,6 +101,9 @@ use super::{BURST_SPENT, MEASURE_HORIZON, secs};
 struct Anchor {
     at: Instant,
     successes: u64,
+    /// It is a bare refusal's instant (the quota empty), not a hint's end
+    /// (one unit back).
+    bare: bool,
 }
 
 /// Uniform pacing once a learned cycle's burst was refused (module docs).
@@ -117,10 +126,6 @@ struct Trickle {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Learned {
     rate: Option<f64>,
-    /// The most the server can have sustained over the current
-    /// measurement: its successes over the span at its short end (module
-    /// docs); `None` while the span is within its own uncertainty.
-    most: Option<f64>,
     /// The finest decimal unit every hint so far was a multiple of: the
     /// grain of the server's timer (module docs).
     grain: Option<Duration>,
@@ -191,7 +196,7 @@ impl Learned {
     /// trickle at what the cycle sustains less one unit, or at half the
     /// trickle's rate. (A counter sustains one unit less per window than
     /// its limit: its last unit falls due at the very boundary.)
-    pub(super) fn refused_in_cycle(&mut self, now: Instant, hint: Option<Hint>) {
+    pub(super) fn refused_in_cycle(&mut self, now: Instant, hint: Option<Hint>, spread: Duration) {
         // A window whose burst came back whole at a precise hint's end,
         // refused again at a precise hint: both hints end at its
         // boundaries, so it is longer than the cycle measured (a clock's
@@ -211,11 +216,12 @@ impl Learned {
                 return;
             }
         }
+        let most = self.sustained_at_most(now, hint, spread);
         if let Some(trickle) = self.trickle.as_mut() {
             // Refused while trickling: we kept the server busy since the
             // last refusal, so the rate measured between refusals is what
             // it sustains, and the trickle grows back no further.
-            if let Some(most) = self.most {
+            if let Some(most) = most {
                 trickle.ceiling = most.max(trickle.least).min(trickle.top);
             }
             trickle.rate = (trickle.rate / 2.0).min(trickle.ceiling).max(trickle.least);
@@ -225,13 +231,41 @@ impl Learned {
             return;
         };
         let cycle = secs(period).max(f64::EPSILON);
-        let ceiling = (burst - 1.0).max(0.5) / cycle;
+        let top = (burst - 1.0).max(0.5) / cycle;
+        let least = top.min(1.0 / cycle);
         self.trickle = Some(Trickle {
-            rate: ceiling,
-            ceiling,
-            top: ceiling,
-            least: ceiling.min(1.0 / cycle),
+            rate: top,
+            ceiling: top,
+            top,
+            least,
         });
+    }
+
+    /// The most the server can have sustained from the measurement's start
+    /// to a refusal at `now` with `hint` (module docs): `None` while that
+    /// span is within its own uncertainty, or shorter than the cycle (a
+    /// window's units come back once per cycle, not at a rate within it).
+    fn sustained_at_most(&self, now: Instant, hint: Option<Hint>, spread: Duration) -> Option<f64> {
+        let anchor = self.anchor?;
+        let stated = hint.filter(|h| !h.wait.is_zero());
+        let grain = match (self.grain, stated) {
+            (Some(g), Some(h)) => g.min(h.grain),
+            (g, h) => g.or(h.map(|h| h.grain)).unwrap_or(Duration::ZERO),
+        };
+        let end = later(now, stated.map_or(Duration::ZERO, |h| h.wait));
+        let span = end.saturating_duration_since(anchor.at);
+        if span > MEASURE_HORIZON || span < self.period? {
+            return None;
+        }
+        let margin = secs(grain.saturating_add(spread));
+        let span = secs(span);
+        // The server gave the successes counted, plus what it held at the
+        // span's end less what it held at its start: one unit at a hint's
+        // end, less than one at a bare refusal's. A span from a bare
+        // refusal may have given one unit more.
+        let unknown_start = if anchor.bare { 1.0 } else { 0.0 };
+        let successes = (anchor.successes + self.successes_since_throttle) as f64;
+        (span > margin).then(|| (successes + unknown_start) / (span - margin))
     }
 
     /// Successes since the last refusal.
@@ -364,9 +398,6 @@ impl Learned {
         let fresh = self.anchor.is_none_or(|anchor| {
             next_unit_at.saturating_duration_since(anchor.at) > MEASURE_HORIZON
         });
-        if fresh {
-            self.most = None;
-        }
         // Successes paced one at a time (a trickle) are no burst.
         self.capacity_from_last_refusal =
             fresh && self.successes_since_throttle > 0 && self.trickle.is_none();
@@ -396,31 +427,29 @@ impl Learned {
             }
         }
         let successes = std::mem::take(&mut self.successes_since_throttle);
-        // Without a hint the span between refusals is our own backoff, not
-        // the server's refill: no rate from it, only the horizon.
-        let Some(hint) = hint else {
-            if fresh {
-                self.anchor = Some(Anchor {
-                    at: now,
-                    successes: 0,
-                });
-            }
-            return;
-        };
         match self.anchor.as_mut() {
             Some(anchor) if !fresh => {
                 anchor.successes += successes;
-                let span = secs(next_unit_at.saturating_duration_since(anchor.at));
-                if span > 0.0 && anchor.successes > 0 {
-                    self.rate = Some(anchor.successes as f64 / (span + margin));
-                    self.most = (span > margin).then(|| anchor.successes as f64 / (span - margin));
+                // The learned rate is measured to a hint's end only: a
+                // span to a bare refusal (the quota empty then, up to a
+                // unit less than at a hint's end) sets the trickle's
+                // ceiling only (`Self::sustained_at_most`).
+                if hint.is_some() {
+                    let span = secs(next_unit_at.saturating_duration_since(anchor.at));
+                    if span > 0.0 && anchor.successes > 0 {
+                        self.rate = Some(anchor.successes as f64 / (span + margin));
+                    }
                 }
             }
             _ => {
                 self.anchor = Some(Anchor {
                     at: next_unit_at,
                     successes: 0,
+                    bare: hint.is_none(),
                 });
+                let Some(hint) = hint else {
+                    return;
+                };
                 // A server that reports `remaining` will say how many came
                 // back: until then, the hint promises one unit, not the
                 // burst (concurrent requests would all go at its end).
@@ -588,7 +617,7 @@ mod tests {
         assert_eq!(window.unconfirmed_cycle_end(), Some(t0 + ms(2000)));
         // Refused a cycle later, a precise hint to 2.5 s: a boundary too,
         // the window is their span.
-        window.refused_in_cycle(t0 + ms(2000), Some(Hint::stated(ms(500))));
+        window.refused_in_cycle(t0 + ms(2000), Some(Hint::stated(ms(500))), Duration::ZERO);
         assert_eq!(window.trickle(), None);
         assert_eq!(window.period(), Some(ms(1500)));
         assert_eq!(window.unconfirmed_cycle_end(), Some(t0 + ms(4000)));
@@ -627,12 +656,12 @@ mod tests {
         let zero = Some(Hint::stated(Duration::ZERO));
         // Hints in milliseconds: "now" is a boundary too, to the ms.
         let mut fine = window(ms(980));
-        fine.refused_in_cycle(t0 + ms(2500), zero);
+        fine.refused_in_cycle(t0 + ms(2500), zero, Duration::ZERO);
         assert_eq!(fine.trickle(), None);
         assert_eq!(fine.period(), Some(ms(1500)));
         // Hints in whole seconds: "0" is anywhere in the next second.
         let mut coarse = window(ms(2000));
-        coarse.refused_in_cycle(t0 + ms(4500), zero);
+        coarse.refused_in_cycle(t0 + ms(4500), zero, Duration::ZERO);
         assert!(coarse.trickle().is_some());
     }
 
@@ -660,21 +689,21 @@ mod tests {
         assert!(learned.on_success(t0 + ms(500), false));
         assert_eq!(learned.period(), Some(ms(500)));
         assert_eq!(learned.trickle(), None);
-        learned.refused_in_cycle(t0, None);
+        learned.refused_in_cycle(t0, None, Duration::ZERO);
         assert_eq!(learned.trickle(), Some(19.0 / 0.5));
-        learned.refused_in_cycle(t0, None);
+        learned.refused_in_cycle(t0, None, Duration::ZERO);
         assert_eq!(learned.trickle(), Some(19.0));
         // Each success gives back a burst's share of the ceiling.
         learned.on_success(t0 + ms(600), false);
         assert_eq!(learned.trickle(), Some(19.0 + 38.0 / 20.0));
         // Never below one unit per cycle.
         for _ in 0..10 {
-            learned.refused_in_cycle(t0, None);
+            learned.refused_in_cycle(t0, None, Duration::ZERO);
         }
         assert_eq!(learned.trickle(), Some(2.0));
         // Nothing learned, nothing to trickle at.
         let mut blank = Learned::default();
-        blank.refused_in_cycle(t0, None);
+        blank.refused_in_cycle(t0, None, Duration::ZERO);
         assert_eq!(blank.trickle(), None);
     }
 
@@ -691,40 +720,54 @@ mod tests {
         learned.on_throttle(t0, None, false, Duration::ZERO);
         assert!(learned.on_success(t0 + ms(16_000), false));
         // The next send is refused: trickle at the cycle's burst less one.
-        learned.refused_in_cycle(t0, None);
+        learned.refused_in_cycle(t0 + ms(16_010), None, Duration::ZERO);
+        learned.on_throttle(t0 + ms(16_010), None, false, Duration::ZERO);
         assert_eq!(learned.trickle(), Some(44.0 / 16.0));
         let hint = |s: u64| Some(Hint::stated(ms(s * 1000)));
         learned.on_success(t0 + ms(17_000), false);
         learned.on_success(t0 + ms(18_000), false);
+        // Refused again, 2 s from the next unit. Three successes between
+        // the first bare refusal and the hint's end, 20 s apart, the
+        // hint's end known to a second: the server held less than a unit
+        // at the refusal and one at the hint's end, so it sustained 4/19
+        // per second at the most.
+        learned.refused_in_cycle(t0 + ms(18_000), hint(2), Duration::ZERO);
         learned.on_throttle(t0 + ms(18_000), hint(2), false, Duration::ZERO);
-        // Three successes between the bare refusal and the hint's end,
-        // 20 s apart, the hint's end known to a second: the server
-        // sustained 3/19 per second at the most.
-        learned.refused_in_cycle(t0, None);
-        assert_eq!(learned.trickle(), Some(3.0 / 19.0));
-        learned.on_throttle(t0 + ms(18_500), hint(14), false, Duration::ZERO);
+        assert_eq!(learned.trickle(), Some(4.0 / 19.0));
         for _ in 0..20 {
             learned.on_success(t0 + ms(33_000), false);
         }
         assert_eq!(
             learned.trickle(),
-            Some(3.0 / 19.0),
+            Some(4.0 / 19.0),
             "no further than measured"
         );
         // A refusal past the horizon starts a new measurement, but the
         // trickled successes before it are no burst.
         learned.on_throttle(t0 + ms(100_000), hint(10), false, Duration::ZERO);
         assert_eq!(learned.capacity(), Some(45.0));
-        // That measurement finds the server faster again (30 successes in
-        // the 10 s between hint ends, each known to a second): the ceiling
-        // rises to it, no further than the cycle sustains.
+        // Within a cycle of its start, a measurement says nothing of a
+        // rate: the trickle halves, its ceiling stays.
         for _ in 0..30 {
             learned.on_success(t0 + ms(110_000), false);
         }
-        learned.on_throttle(t0 + ms(120_000), hint(1), false, Duration::ZERO);
-        learned.refused_in_cycle(t0, None);
+        learned.refused_in_cycle(t0 + ms(114_000), hint(1), Duration::ZERO);
+        learned.on_throttle(t0 + ms(114_000), hint(1), false, Duration::ZERO);
+        assert_eq!(learned.trickle(), Some(2.0 / 19.0));
+        for _ in 0..30 {
+            learned.on_success(t0 + ms(115_000), false);
+        }
+        assert_eq!(learned.trickle(), Some(4.0 / 19.0));
+        // A cycle on, it finds the server faster again (70 successes in
+        // the 18 s between hint ends, each known to a second): the ceiling
+        // rises to it, no further than the cycle sustains.
+        for _ in 0..10 {
+            learned.on_success(t0 + ms(120_000), false);
+        }
+        learned.refused_in_cycle(t0 + ms(127_000), hint(1), Duration::ZERO);
+        learned.on_throttle(t0 + ms(127_000), hint(1), false, Duration::ZERO);
         for _ in 0..200 {
-            learned.on_success(t0 + ms(121_000), false);
+            learned.on_success(t0 + ms(128_000), false);
         }
         assert_eq!(learned.trickle(), Some(44.0 / 16.0));
     }

@@ -1144,7 +1144,7 @@ impl Pacer {
         if self.policy_capacity.is_none()
             && (self.learned_cycle().is_some() || self.learned.trickle().is_some())
         {
-            self.learned.refused_in_cycle(now, stated);
+            self.learned.refused_in_cycle(now, stated, spread);
         }
         self.spent_unprobed = self.policy_rate.is_none()
             && self.policy_capacity.is_some()

@@ -727,16 +727,20 @@ fn refusals_teach_the_rate_then_a_refused_cycle_trickles() {
     assert_eq!(pacer.admit(back, None), Ok(()));
     assert!(pacer.admit(back, None).is_err(), "a burst of one");
     // Refused again: half that, grown back by a burst's share per success,
-    // but no further than the refusals measured: 5 successes between hint
-    // ends 500 ms apart, each known to the 100 ms grain, is 12.5/s at most.
-    pacer.on_throttle(back + ms(1), Some(Hint::stated(ms(100))), Duration::ZERO);
-    assert_eq!(pacer.rate(), Some(9.5));
-    pacer.on_success(back + ms(200), false);
-    assert_eq!(pacer.rate(), Some(9.5 + 12.5 / 20.0));
-    for _ in 0..20 {
-        pacer.on_success(back + ms(200), false);
+    // but no further than the refusals measured: 17 successes between hint
+    // ends 1.1 s apart (a cycle at least), each known to the 100 ms grain,
+    // is 17/s at most.
+    for _ in 0..12 {
+        pacer.on_success(back, false);
     }
-    assert_eq!(pacer.rate(), Some(12.5), "no further than measured");
+    pacer.on_throttle(back + ms(500), Some(Hint::stated(ms(100))), Duration::ZERO);
+    assert_eq!(pacer.rate(), Some(9.5));
+    pacer.on_success(back + ms(800), false);
+    assert_eq!(pacer.rate(), Some(9.5 + 17.0 / 20.0));
+    for _ in 0..20 {
+        pacer.on_success(back + ms(800), false);
+    }
+    assert_eq!(pacer.rate(), Some(17.0), "no further than measured");
     // Refused all along: halved down to one unit per cycle, no further.
     for i in 0..10 {
         pacer.on_throttle(
