@@ -80,9 +80,15 @@ impl Cycle {
 
     /// Whether a send that left at `from` or later is still unanswered.
     pub(super) fn unanswered_since(&self, from: Instant) -> bool {
+        self.unanswered_count_since(from) > 0
+    }
+
+    /// How many sends that left at `from` or later are still unanswered.
+    pub(super) fn unanswered_count_since(&self, from: Instant) -> usize {
         self.sends
             .iter()
-            .any(|s| s.answered.is_none() && s.sent >= from)
+            .filter(|s| s.answered.is_none() && s.sent >= from)
+            .count()
     }
 
     /// How long from `now` until one more send keeps at most `burst` sends

@@ -44,7 +44,14 @@
 //!   first success to that instant bounds the window, since the window
 //!   opened no earlier than that first success was sent. Bursts that did
 //!   not spend [`BURST_SPENT`] of the capacity say nothing of a window (a
-//!   bucket's hint is often the time to its next unit only).
+//!   bucket's hint is often the time to its next unit only). That bound
+//!   holds for a window only: after a bare or whole-second refusal the
+//!   success at the pause's end shows one unit back, and a bucket's burst
+//!   is not. So the burst's return is shown, not assumed
+//!   ([`Learned::coarse_return`]): one send more in flight per success
+//!   since the refusal (slow start: two more per success, doubling each
+//!   round trip), until the whole burst is back. A bucket then refuses one
+//!   send, which starts the trickle below, not every send in flight.
 //!
 //! - **a window shown by its return**: a precise hint that ends a spent
 //!   burst is at least the time to the next unit, and a bucket refills no
@@ -146,6 +153,10 @@ pub(super) struct Learned {
     /// Where that hint pointed to, once its burst came back whole: a
     /// boundary of the window.
     boundary: Option<Instant>,
+    /// When a bare or whole-second refusal ended a spent burst, until the
+    /// burst is back whole or the next refusal: its return is shown, not
+    /// assumed (module docs).
+    coarse_return: Option<Instant>,
 }
 
 /// The end of a precise hint that ended a spent burst, and what a bucket
@@ -297,6 +308,12 @@ impl Learned {
         Some(later(self.boundary?, self.period?))
     }
 
+    /// While a burst a bare or whole-second refusal ended is coming back:
+    /// when it was refused, and the successes since.
+    pub(super) fn coarse_return(&self) -> Option<(Instant, u64)> {
+        Some((self.coarse_return?, self.successes_since_throttle))
+    }
+
     /// Whether a spent burst's return after a precise hint is awaited.
     pub(super) fn awaiting_return(&self) -> bool {
         self.returning.is_some()
@@ -335,6 +352,9 @@ impl Learned {
             && self
                 .returning
                 .is_some_and(|r| r.outran_a_bucket(now, self.successes_since_throttle));
+        if self.burst_back() {
+            self.coarse_return = None;
+        }
         if returned && self.burst_back() {
             self.boundary = self.returning.take().map(|r| r.at);
         } else if let (Some(boundary), Some(period)) = (self.boundary, self.period)
@@ -407,6 +427,7 @@ impl Learned {
         // Refusals of the same burst (requests in flight) keep its return.
         if self.successes_since_throttle > 0 {
             self.returning = None;
+            self.coarse_return = None;
         }
         if let Some(start) = self.burst_start.take().filter(|_| self.burst_spent()) {
             if let Some(h) = hint {
@@ -424,6 +445,7 @@ impl Learned {
             // burst once per hint): the next success confirms the window.
             if coarse {
                 self.refused_burst = Some(start);
+                self.coarse_return = Some(now);
             }
         }
         let successes = std::mem::take(&mut self.successes_since_throttle);

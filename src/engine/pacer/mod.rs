@@ -54,9 +54,13 @@
 //!    a bare refusal, by the next success), counted from the burst's first
 //!    success. A whole-second hint cannot tell a bucket's next unit from a
 //!    window's end, and a bare refusal tells nothing, so once the success
-//!    after it confirms the cycle the client spends the burst and waits for
-//!    the cycle's end (point 6's learned windows), a bucket included (it
-//!    refills the burst within the cycle too). A bare refusal before any
+//!    after it confirms the cycle the burst is spent once per cycle (point
+//!    6's learned windows). Its first return is shown, not assumed: the
+//!    success after the pause shows one unit back, no more (a bucket's
+//!    burst is not back whole), so one more send goes per success, then
+//!    two (slow start, as after a precise hint), until the whole burst is
+//!    back; a bucket refuses one send of it, not every one in flight, and
+//!    is trickled (below). A bare refusal before any
 //!    cycle is known waits [`Config::unhinted_wait`](crate::Config::unhinted_wait).
 //!    A refusal while the cycle let the send go says the burst does not
 //!    come back whole (a sliding window counter refuses a burst at a
@@ -595,6 +599,12 @@ impl Pacer {
     /// one send alone: refused, its hint shows the window's true end at the
     /// price of one refusal, not of every request in flight.
     fn cycle_wait(&self, now: Instant, burst: f64, period: Duration) -> Option<Duration> {
+        let returning = self.learned.coarse_return().filter(|&(since, back)| {
+            self.cycle.unanswered_count_since(since) as u64 >= back.max(1)
+        });
+        if returning.is_some() {
+            return Some(period);
+        }
         self.cycle.wait(now, burst, period).or_else(|| {
             self.learned
                 .unconfirmed_cycle_end()

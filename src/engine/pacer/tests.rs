@@ -871,6 +871,38 @@ fn sends_are_remembered_with_a_policy_or_a_learned_burst() {
     assert_eq!(bare.cycle.remembered(), 1);
 }
 
+/// A burst a bare refusal ended comes back as the server shows it: the
+/// success after the pause lets one more send go at a time, each success
+/// after it two, up to the burst. A bucket refilling a unit at a time then
+/// refuses one send, not every one in flight; a window shows itself in a
+/// few round trips (the doubling reaches a burst of B in log2(B)).
+#[test]
+fn a_burst_a_bare_refusal_ended_is_shown_back_not_assumed() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    let success = |pacer: &mut Pacer, seq, at| {
+        pacer.answered(seq, at, true);
+        pacer.on_success(at, false);
+    };
+    for seq in 0..8 {
+        assert_eq!(pacer.admit(t0, Some(seq)), Ok(()));
+        success(&mut pacer, seq, t0 + ms(1));
+    }
+    pacer.on_throttle(t0 + ms(2), None, Duration::ZERO);
+    // After the pause one send goes, and its success says a unit is back.
+    let back = t0 + ms(1002);
+    assert_eq!(pacer.admit(back, Some(8)), Ok(()));
+    success(&mut pacer, 8, back + ms(1));
+    let t = back + ms(1);
+    assert_eq!(pacer.admit(t, Some(9)), Ok(()));
+    assert!(pacer.admit(t, Some(10)).is_err(), "one at a time");
+    success(&mut pacer, 9, t + ms(1));
+    let t = t + ms(1);
+    assert_eq!(pacer.admit(t, Some(10)), Ok(()));
+    assert_eq!(pacer.admit(t, Some(11)), Ok(()));
+    assert!(pacer.admit(t, Some(12)).is_err(), "two after a success");
+}
+
 /// A sliding window counter (the current and the previous window, the
 /// previous weighted by its overlap) resets when the current window's count
 /// has left the pair: up to two windows away. No fixed window's end is
