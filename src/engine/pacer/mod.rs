@@ -101,9 +101,8 @@
 //!    second of `remaining` showing nobody else spending says the client is
 //!    alone; then the reserve is spent too. That costs a lone client nothing
 //!    but the wait for that second (the reserve refills meanwhile). With the
-//!    doubling above, it took the comparison's herd of ten processes from
-//!    109 requests for 100 successes and 88 % of the quota to 102–106 and
-//!    88–96 % (92 % median) over 12 runs.
+//!    doubling above, it spared the comparison's herd of ten processes
+//!    refused requests and let it use more of the quota.
 //!
 //! 5. **Probing, then observed refills**, for a quota without a window
 //!    (`X-RateLimit-Limit/Remaining/Reset`): nothing says whether the server
@@ -126,19 +125,15 @@
 //!    window counter's previous window weighs on it): it is probed once
 //!    more, and paced at what a counter sustains of the rate observed
 //!    (`limit − 1` per window) if units come back at about the linear
-//!    rate (on the demo server's counter with `X-RateLimit-*`, c=1 and
-//!    c=4, 100 successes: 4.5–8.9 s, median 5.7 s, in 19 runs before;
-//!    4.5–5.1 s in 30 after; `refill.rs`). A refusal after that probe's
-//!    success halves the rate: no probe is left to undo a verdict of
-//!    windows. After a whole-second hint, any
-//!    window opening short of what a fixed window holds at its start is
-//!    probed so (such a hint measures no log; `must_show`'s counter with
-//!    `X-RateLimit-*` and `Retry-After` seconds: 5.1–8.2 s in 18 runs,
-//!    4.8–5.0 s in 8 after). A refusal's precise hint
-//!    ending over a second before the end a whole-second reset names ends
-//!    the window there: no fixed window ends so early (`window.rs`; the
-//!    counter with `RateLimit-Reset`, whose reset names its two-window
-//!    end: 8.0 s before, 4.6–4.9 s in 9 of 10 runs after). A reset of any
+//!    rate (`refill.rs`). A refusal after that probe's success halves the
+//!    rate: no probe is left to undo a verdict of windows. After a
+//!    whole-second hint, any window opening short of what a fixed window
+//!    holds at its start is probed so (such a hint measures no log; as on
+//!    `must_show`'s counter with `X-RateLimit-*` and `Retry-After`
+//!    seconds). A refusal's precise hint ending over a second before the
+//!    end a whole-second reset names ends the window there: no fixed
+//!    window ends so early (`window.rs`; as on the counter with
+//!    `RateLimit-Reset`, whose reset names its two-window end). A reset of any
 //!    length is probed: a sliding window counter's reset names the end of
 //!    its two-window weight, and waiting for it loses up to a window
 //!    however long the window is; a fixed window pays one refused probe
@@ -176,12 +171,10 @@
 //!    clock-aligned boundary to the millisecond, which whole-second resets
 //!    do not: one unit is lent then, and the answer to the send it lets go
 //!    opens the next window if it reads whole; any other answer ends
-//!    lending for the scope (`promise.rs`; the demo server's clock-aligned
-//!    window with IETF fields, c=4: 4.01 s for 100 successes whatever
-//!    the phase, 1.05–1.26× its floor, in 60 runs before; 3.76–4.02 s,
-//!    at most 1.024×, in 30 after). Where several dialects describe one
-//!    quota, the tightest reset is used. Within a window `remaining` only
-//!    falls (as the mirror
+//!    lending for the scope (`promise.rs`; as on the demo server's
+//!    clock-aligned window with IETF fields). Where several dialects
+//!    describe one quota, the tightest reset is used. Within a window
+//!    `remaining` only falls (as the mirror
 //!    assumes until a probe shows a refill): at concurrency above one, a
 //!    higher count whose precise reset names the same end as the lowest
 //!    read (even in the answer to an older send) was counted before it and
@@ -224,12 +217,12 @@
 //!    in between). Without a stated window, `w` is the length a refusal's
 //!    precise hint measured (`window.rs`; on the demo server's log with
 //!    `X-RateLimit-*` at c=1, a window opened a few milliseconds before
-//!    most of the last burst had left, and holding it to its end cost a
-//!    second in 5 of 13 runs; 0 of 22 after). Beside whole-second resets,
-//!    which cannot tell a window off the clock's grid, the first precise
-//!    hint's span from its burst's first success (a clock-aligned window
-//!    opens whole alone, so only a log's is used; with `RateLimit-Reset`
-//!    at c=4, a second lost in 5 of 10 runs; 0 of 20 after).
+//!    most of the last burst had left, and holding it to its end could cost
+//!    a second). Beside whole-second resets, which cannot tell a window off
+//!    the clock's grid, the first precise hint's span from its burst's
+//!    first success (a clock-aligned window opens whole alone, so only a
+//!    log's is used; with `RateLimit-Reset` at c=4, a second could be lost
+//!    without it).
 //!
 //! With no rate at all otherwise, `E` is spent down and then the client waits
 //! for the reset. When the reset is far later than the rate explains (more
@@ -504,9 +497,8 @@ impl Pacer {
                 // size and alone held the first unit back up to a second.
                 // Not the whole limit: a sliding window counter's next
                 // window opens short (its previous one weighs on it) and
-                // refuses the burst (`must_show`'s counter with
-                // `X-RateLimit-*`, concurrency 4: 106–108 requests for 100
-                // successes in 4 runs of 4; 101 with one unit). With a
+                // refuses the burst (as `must_show`'s counter with
+                // `X-RateLimit-*` did at concurrency 4). With a
                 // stated policy the mirror refills a window's worth per
                 // window, and does not burst units a sliding log gives back
                 // one by one.
@@ -798,10 +790,9 @@ impl Pacer {
             // already refills at: a unit it shows above the mirror is that
             // decay, not a unit to spare. Taken at once (the `1` a window's
             // first reading shows), the sends after it at the pace find the
-            // count a unit higher each window until one is refused
-            // (`must_show`'s counter with IETF fields and `Retry-After`
-            // seconds, c=4: a whole-second refusal in 4 runs of 20, 102–104
-            // requests in 5.8–6.1 s; 101 in 4.9–5.2 s in 20 of 20 after).
+            // count a unit higher each window until one is refused (on
+            // `must_show`'s counter with IETF fields and `Retry-After`
+            // seconds, c=4, a refusal that costs a whole second).
             Some(current) if self.counter => current.min(high),
             // Above what the reading allows, the mirror overestimated: the
             // fraction it held is not the server's, and the top of the
@@ -1168,9 +1159,8 @@ impl Pacer {
             // of another kind. No probe is left then to correct a wrong
             // verdict, and a sliding window counter's reset names the end
             // of its two-window weight: read as windows for good, it is
-            // spent once per two windows (the demo server's counter with
-            // `X-RateLimit-*`, c=4: 7.8 s for 100 successes in 2 runs of
-            // 239 before, the others 4.4–5.1 s; at most 5.3 s in 150 after).
+            // spent once per two windows (as the demo server's counter with
+            // `X-RateLimit-*` was at c=4).
             Refill::Continuous { measured } if measured || self.probed_again() => {
                 self.observed_rate = self.observed_rate.map(|r| r / 2.0);
                 self.first_reading = None;

@@ -125,10 +125,9 @@ impl Sharing {
     /// sent since. So after a rise while our requests were in flight, the
     /// next reading is also compared with the reading before the rise, and
     /// the smaller fall counts. (Read from the late count alone, a window's
-    /// `1, 3, 0` at concurrency 4 showed two units of "others": the share
-    /// was cut to a third, then a tenth at the window's refusal, and the
-    /// window was never recognised: 5.9–6.2 s for 100 successes on the demo
-    /// server's fixed windows, where 4.0 s is the floor, in 2 of 120 runs.)
+    /// `1, 3, 0` at concurrency 4 on the demo server's fixed windows showed
+    /// two units of "others": the share was cut to a third, then a tenth at
+    /// the window's refusal, and the window was never recognised.)
     ///
     /// The caller passes no reading it knows to be older news (the answer
     /// to a send in flight at the latest count, reading higher;

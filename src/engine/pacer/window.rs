@@ -507,8 +507,7 @@ impl Window {
 /// per scope). Held at `1 + d` (`d` the refusal's delay after the burst's
 /// first success), the window opened by the first request and the sliding
 /// log on `must_show`'s grid (`X-RateLimit-*`, `Retry-After` seconds) lost
-/// `d` in every window: 4.10–4.49 s for 100 successes (c=1 and c=4, 2 runs
-/// each) against the plain client's 4.0 s; 4.10–4.20 s in whole seconds.
+/// `d` in every window against the plain client.
 fn whole_length(measured: Duration) -> Option<Duration> {
     Some(Duration::from_secs(
         measured.saturating_add(OFF_GRID).as_secs(),
