@@ -764,19 +764,23 @@ mod tests {
             Some(4.0 / 19.0),
             "no further than measured"
         );
-        // A refusal past the horizon starts a new measurement, but the
+        // A refusal past the horizon measures nothing (the trickle halves,
+        // its ceiling stays) and starts a new measurement, but the
         // trickled successes before it are no burst.
+        learned.refused_in_cycle(t0 + ms(100_000), hint(10), Duration::ZERO);
         learned.on_throttle(t0 + ms(100_000), hint(10), false, Duration::ZERO);
+        assert_eq!(learned.trickle(), Some(2.0 / 19.0));
         assert_eq!(learned.capacity(), Some(45.0));
         // Within a cycle of its start, a measurement says nothing of a
-        // rate: the trickle halves, its ceiling stays.
+        // rate either: the trickle, grown back to its ceiling, halves, and
+        // the ceiling stays.
         for _ in 0..30 {
             learned.on_success(t0 + ms(110_000), false);
         }
         learned.refused_in_cycle(t0 + ms(114_000), hint(1), Duration::ZERO);
         learned.on_throttle(t0 + ms(114_000), hint(1), false, Duration::ZERO);
         assert_eq!(learned.trickle(), Some(2.0 / 19.0));
-        for _ in 0..30 {
+        for _ in 0..40 {
             learned.on_success(t0 + ms(115_000), false);
         }
         assert_eq!(learned.trickle(), Some(4.0 / 19.0));
