@@ -246,6 +246,7 @@ impl ScopeState {
 
     /// Send `seq` will never report (cancelled).
     pub(crate) fn abandon(&mut self, seq: u64) {
+        self.pacer.ended(seq, None);
         self.concurrency.abandoned(seq);
         self.drain.abandoned(seq);
         self.metered.answered(seq, None);
@@ -277,6 +278,7 @@ impl ScopeState {
 
     fn settle(&mut self, seq: u64, attempt: &Attempt, now: Instant) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.pacer.ended(seq, Some(now));
         self.metered.answered(seq, Some(now));
         self.answered(seq);
         self.last_used = self.last_used.max(now);

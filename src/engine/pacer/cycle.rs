@@ -65,6 +65,17 @@ impl Cycle {
         }
     }
 
+    /// Send `seq` ended with no verdict on the quota (a server error, a
+    /// transport error, cancelled): the server may have counted it, so it
+    /// keeps its unit, counted from `at` (from its send when unknown), and
+    /// no answer is awaited from it.
+    pub(super) fn ended(&mut self, seq: u64, at: Option<Instant>) {
+        if let Some(send) = self.sends.iter_mut().find(|s| s.seq == Some(seq)) {
+            let at = at.map_or(send.sent, |at| at.max(send.sent));
+            send.answered.get_or_insert(at);
+        }
+    }
+
     /// Send `seq` was refused: it holds no unit.
     pub(super) fn forget(&mut self, seq: u64) {
         if let Some(i) = self.sends.iter().position(|s| s.seq == Some(seq)) {

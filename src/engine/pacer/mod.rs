@@ -1057,6 +1057,13 @@ impl Pacer {
         }
     }
 
+    /// Send `seq` ended, at `at` when known: answered (a verdict may
+    /// follow, [`Self::answered`]), failed or cancelled. Nothing waits for
+    /// its answer any more (`cycle.rs`).
+    pub(crate) fn ended(&mut self, seq: u64, at: Option<Instant>) {
+        self.cycle.ended(seq, at);
+    }
+
     /// Send `seq` was answered at `now`: a success holds a unit until the
     /// quota gives it back, a refusal none (the cycle rule counts only
     /// units held; `cycle.rs`).

@@ -903,6 +903,32 @@ fn a_burst_a_bare_refusal_ended_is_shown_back_not_assumed() {
     assert!(pacer.admit(t, Some(12)).is_err(), "two after a success");
 }
 
+/// A send of a burst's return that ends with no verdict on the quota (a
+/// server error, a transport error, cancelled) is answered for the return:
+/// waiting for it would hold every later send for good.
+#[test]
+fn a_send_that_ends_without_a_verdict_holds_no_return() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    for seq in 0..8 {
+        assert_eq!(pacer.admit(t0, Some(seq)), Ok(()));
+        pacer.answered(seq, t0 + ms(1), true);
+        pacer.on_success(t0 + ms(1), false);
+    }
+    pacer.on_throttle(t0 + ms(2), None, Duration::ZERO);
+    let back = t0 + ms(1002);
+    assert_eq!(pacer.admit(back, Some(8)), Ok(()));
+    pacer.answered(8, back + ms(1), true);
+    pacer.on_success(back + ms(1), false);
+    // Send 9 fails (a 500), send 10 is cancelled: neither is awaited.
+    let t = back + ms(1);
+    assert_eq!(pacer.admit(t, Some(9)), Ok(()));
+    pacer.ended(9, Some(t + ms(1)));
+    assert_eq!(pacer.admit(t + ms(1), Some(10)), Ok(()));
+    pacer.ended(10, None);
+    assert_eq!(pacer.admit(t + ms(1), Some(11)), Ok(()));
+}
+
 /// A sliding window counter (the current and the previous window, the
 /// previous weighted by its overlap) resets when the current window's count
 /// has left the pair: up to two windows away. No fixed window's end is
