@@ -246,12 +246,22 @@ impl ScopeState {
 
     /// Send `seq` will never report (cancelled).
     pub(crate) fn abandon(&mut self, seq: u64) {
-        self.pacer.ended(seq, None);
+        self.ended(seq, None);
         self.concurrency.abandoned(seq);
         self.drain.abandoned(seq);
         self.metered.answered(seq, None);
         self.in_flight = self.in_flight.saturating_sub(1);
         self.answered(seq);
+    }
+
+    /// Send `seq` ended, at `at` when known: both pacers (the one a
+    /// concurrency trial set aside too, which may be given back) stop
+    /// waiting for its answer (`Pacer::ended`).
+    fn ended(&mut self, seq: u64, at: Option<Instant>) {
+        self.pacer.ended(seq, at);
+        if let Some(before) = self.pacer_before_trial.as_mut() {
+            before.ended(seq, at);
+        }
     }
 
     /// Send `seq` was answered (or abandoned): if it was the probe after a
@@ -278,7 +288,7 @@ impl ScopeState {
 
     fn settle(&mut self, seq: u64, attempt: &Attempt, now: Instant) {
         self.in_flight = self.in_flight.saturating_sub(1);
-        self.pacer.ended(seq, Some(now));
+        self.ended(seq, Some(now));
         self.metered.answered(seq, Some(now));
         self.answered(seq);
         self.last_used = self.last_used.max(now);
