@@ -871,6 +871,24 @@ fn sends_are_remembered_with_a_policy_or_a_learned_burst() {
     assert_eq!(bare.cycle.remembered(), 1);
 }
 
+/// A burst of 8 ended by a bare refusal, and the success of the one send
+/// after the pause (send 8): the pacer, and when that success came.
+fn back_after_a_bare_refusal() -> (Pacer, Instant) {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    for seq in 0..8 {
+        assert_eq!(pacer.admit(t0, Some(seq)), Ok(()));
+        pacer.answered(seq, t0 + ms(1), true);
+        pacer.on_success(t0 + ms(1), false);
+    }
+    pacer.on_throttle(t0 + ms(2), None, Duration::ZERO);
+    let back = t0 + ms(1002);
+    assert_eq!(pacer.admit(back, Some(8)), Ok(()));
+    pacer.answered(8, back + ms(1), true);
+    pacer.on_success(back + ms(1), false);
+    (pacer, back + ms(1))
+}
+
 /// A burst a bare refusal ended comes back as the server shows it: the
 /// success after the pause lets one more send go at a time, each success
 /// after it two, up to the burst. A bucket refilling a unit at a time then
@@ -878,22 +896,11 @@ fn sends_are_remembered_with_a_policy_or_a_learned_burst() {
 /// few round trips (the doubling reaches a burst of B in log2(B)).
 #[test]
 fn a_burst_a_bare_refusal_ended_is_shown_back_not_assumed() {
-    let t0 = Instant::now();
-    let mut pacer = Pacer::default();
+    let (mut pacer, t) = back_after_a_bare_refusal();
     let success = |pacer: &mut Pacer, seq, at| {
         pacer.answered(seq, at, true);
         pacer.on_success(at, false);
     };
-    for seq in 0..8 {
-        assert_eq!(pacer.admit(t0, Some(seq)), Ok(()));
-        success(&mut pacer, seq, t0 + ms(1));
-    }
-    pacer.on_throttle(t0 + ms(2), None, Duration::ZERO);
-    // After the pause one send goes, and its success says a unit is back.
-    let back = t0 + ms(1002);
-    assert_eq!(pacer.admit(back, Some(8)), Ok(()));
-    success(&mut pacer, 8, back + ms(1));
-    let t = back + ms(1);
     assert_eq!(pacer.admit(t, Some(9)), Ok(()));
     assert!(pacer.admit(t, Some(10)).is_err(), "one at a time");
     success(&mut pacer, 9, t + ms(1));
@@ -908,20 +915,8 @@ fn a_burst_a_bare_refusal_ended_is_shown_back_not_assumed() {
 /// waiting for it would hold every later send for good.
 #[test]
 fn a_send_that_ends_without_a_verdict_holds_no_return() {
-    let t0 = Instant::now();
-    let mut pacer = Pacer::default();
-    for seq in 0..8 {
-        assert_eq!(pacer.admit(t0, Some(seq)), Ok(()));
-        pacer.answered(seq, t0 + ms(1), true);
-        pacer.on_success(t0 + ms(1), false);
-    }
-    pacer.on_throttle(t0 + ms(2), None, Duration::ZERO);
-    let back = t0 + ms(1002);
-    assert_eq!(pacer.admit(back, Some(8)), Ok(()));
-    pacer.answered(8, back + ms(1), true);
-    pacer.on_success(back + ms(1), false);
+    let (mut pacer, t) = back_after_a_bare_refusal();
     // Send 9 fails (a 500), send 10 is cancelled: neither is awaited.
-    let t = back + ms(1);
     assert_eq!(pacer.admit(t, Some(9)), Ok(()));
     pacer.ended(9, Some(t + ms(1)));
     assert_eq!(pacer.admit(t + ms(1), Some(10)), Ok(()));
