@@ -46,6 +46,22 @@
 //! readings since the model last started again (the first one, the
 //! longest span, and the latest 32).
 //!
+//! **A meter of one unit** reads full after every send of ours, so its
+//! readings bound the drain from below only (each send it admitted
+//! drained a unit before it). Its refusals time it: a wait `h` that names
+//! the next unit (`hint.rs`: finer than a second, or two of its grains
+//! long) says the meter holds more than `size − 1` until `h − g` after
+//! the server's instant, `g` the wait's grain: an instant within `[sent +
+//! h − g, received + h − g]`. That is one more reading, `U = size` there,
+//! taken once the instant is past (every send of ours that left before it
+//! may be counted by it), and its pairs bound `r⁺`. A server whose wait
+//! overstates the drain bounds it low, to about a unit per wait: the pace
+//! its hints, floors, ask for anyway. A meter of two or more is timed by
+//! its readings below the top, and a wait's reading, true of a drain,
+//! crosses the bounds of a quota that is none: a sliding window
+//! counter's weight changes at its window's boundary, and the model,
+//! started again on the prior, spends refusals to bound it again.
+//!
 //! **The rate followed.** Once a drain is seen (`r⁻ > 0`), the prior
 //! clamped into the bounds, `clamp(p, r⁻, r⁺)`: the prior stands until a
 //! reading refutes it, a meter fuller than it allows (a refusal, or
@@ -59,7 +75,7 @@
 //! | no drain seen yet (`r⁻ = 0`: a burst, a count that only rose) | the prior; the pacer's own rules (refusals, hints) |
 //! | a drain seen, bounds that agree | `clamp(p, r⁻, r⁺)`, and the pacer sets aside the fixed-window and sliding-log verdicts it may have drawn before (`Pacer::set_drains`) |
 //! | bounds that cross (`r⁻ > r⁺`) | not one drain: start again from the latest reading |
-//! | a meter of one unit | nothing: it reads full after every send of ours |
+//! | a meter of one unit | it reads full after every send of ours: each send it admitted drained a unit (`r⁻`), its refusals' waits bound `r⁺` |
 //!
 //! **Not a drain.** A fixed window's count drops to 0 at its boundary.
 //! Read as a drain, the pair across it gives an `r⁻` of a window's worth
@@ -74,6 +90,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
+use super::hint::Hint;
+use super::time::later;
+
 /// Readings kept as the earlier end of a pair besides the first since the
 /// model last started again: the latest 32 (at 16 in flight, two rounds).
 const READINGS: usize = 32;
@@ -85,6 +104,14 @@ struct Out {
     /// Our admitted sends answered before this one left: surely counted
     /// before it.
     admitted_before: u64,
+}
+
+/// What the server answered a send.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Answer {
+    Admitted,
+    /// Refused, with the wait it stated, if any.
+    Refused(Option<Hint>),
 }
 
 /// One reading, with what it may and surely counted of ours.
@@ -111,11 +138,19 @@ pub(crate) struct Drain {
     /// `[r⁻, r⁺]`, units a second (`r⁺` infinite: no bound yet).
     low: f64,
     high: Option<f64>,
+    /// The meter as a refusal's wait showed it at the wait's end, taken as
+    /// a reading once that instant passed: until then, every send of ours
+    /// that leaves may be counted before it.
+    awaited: Option<Reading>,
 }
 
 impl Drain {
     /// Send `seq` leaves at `now`.
     pub(crate) fn sent(&mut self, seq: u64, now: Instant) {
+        self.take_awaited(now);
+        if let Some(awaited) = self.awaited.as_mut() {
+            awaited.maybe += 1;
+        }
         self.sends += 1;
         self.out.insert(
             seq,
@@ -132,26 +167,26 @@ impl Drain {
         self.out.remove(&seq);
     }
 
-    /// The answer to send `seq`, received at `now`: admitted or refused,
-    /// with the quota's `used` of `size` if it read one.
+    /// The answer to send `seq`, received at `now`, with the quota's
+    /// `used` of `size` if it read one.
     pub(crate) fn answered(
         &mut self,
         seq: u64,
         now: Instant,
-        admitted: bool,
+        answer: Answer,
         reading: Option<(u64, u64)>,
     ) {
+        self.take_awaited(now);
         let Some(out) = self.out.remove(&seq) else {
             return;
         };
+        let admitted = matches!(answer, Answer::Admitted);
         if admitted {
             self.admitted += 1;
         } else {
             self.refused += 1;
         }
-        let Some((used, size)) = reading.filter(|(_, size)| *size > 1) else {
-            // A meter of one unit reads full after every send of ours,
-            // admitted or refused: it shows no drain.
+        let Some((used, size)) = reading.filter(|(_, size)| *size > 0) else {
             return;
         };
         // Refused: the meter held more than `size − 1`.
@@ -163,6 +198,34 @@ impl Drain {
             surely: out.admitted_before + u64::from(admitted),
             maybe: self.sends - self.refused,
         };
+        self.add(reading);
+        // A wait that names the next unit says a meter of one unit holds
+        // more than `size − 1` until a grain before its end (module docs).
+        if let Answer::Refused(Some(hint)) = answer
+            && size == 1
+            && hint.names_next_unit()
+            && let Some(until) = hint.wait.checked_sub(hint.grain)
+            && !until.is_zero()
+        {
+            self.awaited = Some(Reading {
+                sent: later(reading.sent, until),
+                received: later(reading.received, until),
+                ..reading
+            });
+        }
+    }
+
+    /// Takes the reading a refusal's wait promised once its instant is
+    /// past at `now`: no send of ours leaving later is counted before it.
+    fn take_awaited(&mut self, now: Instant) {
+        if let Some(awaited) = self.awaited.take_if(|a| a.received <= now) {
+            self.add(awaited);
+        }
+    }
+
+    /// Bounds the rate with every pair ending at `reading`, then keeps it
+    /// as the earlier end of later pairs.
+    fn add(&mut self, reading: Reading) {
         self.bound(&reading);
         if self.high.is_some_and(|high| self.low > high) {
             // Not a drain (a window's boundary, a changed limit, another
@@ -236,7 +299,7 @@ mod tests {
     /// One send at `at` answered after `trip`, admitted, reading `used`.
     fn send(drain: &mut Drain, seq: u64, at: Instant, trip: Duration, used: u64, size: u64) {
         drain.sent(seq, at);
-        drain.answered(seq, at + trip, true, Some((used, size)));
+        drain.answered(seq, at + trip, Answer::Admitted, Some((used, size)));
     }
 
     #[test]
@@ -289,8 +352,11 @@ mod tests {
         assert_eq!(drain.rate(PRIOR), PRIOR);
     }
 
+    /// A meter of one unit reads full after every send of ours, yet each
+    /// send it admitted drained a unit before it: over three, at least two
+    /// units, the fraction the first reading held aside.
     #[test]
-    fn a_meter_of_one_unit_shows_no_drain() {
+    fn a_meter_of_one_unit_drains_a_unit_per_send_it_admits() {
         let mut drain = Drain::default();
         let t0 = Instant::now();
         for k in 0..4 {
@@ -303,8 +369,43 @@ mod tests {
                 1,
             );
         }
+        assert!(drain.measured());
         assert_eq!(drain.rate(PRIOR), PRIOR);
-        assert!(!drain.measured());
+        assert_eq!(drain.rate(0.5), 2.0 / 3.0);
+    }
+
+    /// A meter of one unit reads full after every send of ours: the rate
+    /// it drains at shows in its refusals' waits. Each wait that names the
+    /// next unit holds the meter full until a grain before its end, and
+    /// two sends of ours admitted since a reading drained it of a whole
+    /// unit in between.
+    #[test]
+    fn a_refusals_wait_bounds_a_meter_of_one_unit() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let trip = Duration::from_millis(10);
+        // One unit drains every 100 s: admitted when it has, refused half
+        // a second later with "come back in 100 s", to the second.
+        for cycle in 0..2 {
+            let start = 100_600 * cycle;
+            send(&mut drain, 2 * cycle, at(start), trip, 1, 1);
+            drain.sent(2 * cycle + 1, at(start + 500));
+            let wait = Hint::stated(Duration::from_secs(100));
+            let answer = Answer::Refused(Some(wait));
+            drain.answered(2 * cycle + 1, at(start + 510), answer, Some((1, 1)));
+            assert_eq!(drain.rate(PRIOR), PRIOR, "no drain seen yet");
+        }
+        send(&mut drain, 4, at(201_200), trip, 1, 1);
+        assert!(drain.measured());
+        // From the first wait's end (99.5 s) to the third send's answer
+        // (201.21 s), a whole unit drained; from the second send's answer
+        // (100.61 s) to the second wait's end (200.1 s), less than one.
+        let rate = drain.rate(PRIOR);
+        assert!(
+            (1.0 / 101.71 - 1e-9..=1.0 / 99.49 + 1e-9).contains(&rate),
+            "{rate}"
+        );
     }
 
     /// Two readings at one instant (answered at once, sent as answered):
@@ -331,7 +432,7 @@ mod tests {
         let later = t0 + Duration::from_secs(100);
         for seq in 1..5 {
             drain.sent(seq, later);
-            drain.answered(seq, later, true, None);
+            drain.answered(seq, later, Answer::Admitted, None);
         }
         send(&mut drain, 5, later, Duration::ZERO, 5, 20);
         assert!(drain.measured(), "at least 9 units drained in 100 s");
@@ -373,7 +474,7 @@ mod tests {
         let trip = Duration::from_millis(10);
         for seq in 0..5 {
             drain.sent(seq, t0);
-            drain.answered(seq, t0 + trip, false, None);
+            drain.answered(seq, t0 + trip, Answer::Refused(None), None);
         }
         send(&mut drain, 5, t0, trip, 10, 20);
         // A second later, one of ours on top, the meter reads 3: at least
@@ -397,7 +498,7 @@ mod tests {
         send(&mut drain, 0, at(0), Duration::ZERO, 1, 40);
         for seq in 1..30 {
             drain.sent(seq, at(0));
-            drain.answered(seq, at(0), true, None);
+            drain.answered(seq, at(0), Answer::Admitted, None);
         }
         for k in 1..=11 {
             send(&mut drain, 29 + k, at(k), Duration::ZERO, 30, 40);

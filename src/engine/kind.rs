@@ -17,7 +17,7 @@
 /// | [`FixedWindow`](Self::FixedWindow) | no refill while we alone drew the quota down; a burst back whole after a refusal | the window spent, then its end |
 /// | [`SlidingLog`](Self::SlidingLog) | a window whose next one opens short by our own sends | at most `limit` of our sends in any window |
 /// | [`SlidingCounter`](Self::SlidingCounter) | a reset beyond one window; a burst that never comes back whole | `limit − 1` per window, or one unit at a time |
-/// | [`LeakyBucket`](Self::LeakyBucket) | `used/size` readings whose fall measures a drain | the drain measured |
+/// | [`LeakyBucket`](Self::LeakyBucket) | `used/size` readings whose fall measures a drain (a meter of one unit: the sends it admitted, and its refusals' waits) | the drain measured |
 /// | [`Concurrency`](Self::Concurrency) | refusals outlasted by our sends served beside them | at most K of ours in flight |
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]

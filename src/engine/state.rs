@@ -14,7 +14,7 @@ use super::config::Config;
 use super::cost::Cost;
 use super::decision::{Admit, GiveUpReason, ResponseClass, RetryReason, Verdict, WaitReason};
 use super::declared::DeclaredLog;
-use super::drain::Drain;
+use super::drain::{Answer, Drain};
 use super::hint::Hint;
 use super::kind::QuotaKind;
 use super::metered::{MeterReading, Metered};
@@ -299,22 +299,23 @@ impl ScopeState {
         }
     }
 
-    /// Reads the quotas of a response to send `seq` (`admitted`: not a
-    /// refusal); `located`: the server's clock, when the signal's times
-    /// were read against its `Date` (`server_clock.rs`).
+    /// Reads the quotas of a response to send `seq` (`answer`: admitted,
+    /// or refused with the wait it stated); `located`: the server's clock,
+    /// when the signal's times were read against its `Date`
+    /// (`server_clock.rs`).
     fn learn(
         &mut self,
         seq: u64,
         now: Instant,
         signal: &Signal,
-        (admitted, located): (bool, Option<Located>),
+        (answer, located): (Answer, Option<Located>),
     ) {
         let used_size = signal
             .policies()
             .iter()
             .find(|q| q.source() == QuotaSource::Shopify)
             .and_then(|q| Some((q.limit()?.saturating_sub(q.remaining()?), q.limit()?)));
-        self.drain.answered(seq, now, admitted, used_size);
+        self.drain.answered(seq, now, answer, used_size);
         for quota in signal.policies().iter().filter(|q| is_metered(q)) {
             if let Some(remaining) = quota.remaining() {
                 let reading = MeterReading {
@@ -416,10 +417,22 @@ impl ScopeState {
                     .observe(date, now, &self.concurrency.round_trip())
             })
             .filter(|_| signal.measured_against_date());
-        let admitted = !matches!(class, ResponseClass::Throttled { .. });
-        self.learn(seq, now, signal, (admitted, located));
-        let classified_wait = match class {
-            ResponseClass::Throttled { wait } => wait,
+        let stated = match class {
+            ResponseClass::Throttled { wait } => stated_wait(wait, signal, located),
+            _ => None,
+        };
+        // Clamped for the arithmetic; a give-up still reports what was asked.
+        let clamped = stated.map(|h| Hint {
+            wait: h.wait.min(MAX_SERVER_WAIT),
+            ..h
+        });
+        let answer = match class {
+            ResponseClass::Throttled { .. } => Answer::Refused(clamped),
+            _ => Answer::Admitted,
+        };
+        self.learn(seq, now, signal, (answer, located));
+        match class {
+            ResponseClass::Throttled { .. } => {}
             ResponseClass::Retry => {
                 self.concurrency.abandoned(seq);
                 if !attempt.retryable {
@@ -452,23 +465,7 @@ impl ScopeState {
         };
         self.stats.throttled += 1;
         self.pacer.answered(seq, now, false);
-        // An HTTP-date read against `Date` ends sooner once the server's
-        // clock is located, and stays as coarse as its whole seconds.
-        let stated = match classified_wait {
-            Some(wait) => Some(Hint::stated(wait)),
-            None => signal.retry_after().map(|hint| match located {
-                Some(located) if hint.source() == HintSource::RetryAfterDate => {
-                    Hint::to_whole_second(located.wait(hint.delay()))
-                }
-                _ => Hint::stated(hint.delay()),
-            }),
-        };
-        // Clamped for the arithmetic; a give-up still reports what was asked.
         let asked = stated.map(|h| h.wait);
-        let clamped = stated.map(|h| Hint {
-            wait: h.wait.min(MAX_SERVER_WAIT),
-            ..h
-        });
         let hint = clamped.map(|h| h.wait);
         let on_trial = self.concurrency.limit().is_some();
         let refusal = if self.concurrency.clocked(clamped) || names_its_quota(signal) {
@@ -701,6 +698,25 @@ impl ScopeState {
     fn give_up(&mut self, reason: GiveUpReason) -> Verdict {
         self.stats.gave_up += 1;
         Verdict::GiveUp(reason)
+    }
+}
+
+/// A refusal's wait as the server stated it: the classifier's, else
+/// `Retry-After`. An HTTP-date read against `Date` ends sooner once the
+/// server's clock is `located`, and stays as coarse as its whole seconds.
+fn stated_wait(
+    classified: Option<Duration>,
+    signal: &Signal,
+    located: Option<Located>,
+) -> Option<Hint> {
+    match classified {
+        Some(wait) => Some(Hint::stated(wait)),
+        None => signal.retry_after().map(|hint| match located {
+            Some(located) if hint.source() == HintSource::RetryAfterDate => {
+                Hint::to_whole_second(located.wait(hint.delay()))
+            }
+            _ => Hint::stated(hint.delay()),
+        }),
     }
 }
 
