@@ -838,13 +838,22 @@ impl Pacer {
             (Some(_), Some(_)) if tokens < 1.0 && self.windowed() => true,
             (Some(rate), Some(reset)) if tokens < 1.0 => {
                 // A bucket's reset counts to its next unit, or to full
-                // again (GitHub-style `X-RateLimit-Reset`), each rounded up.
+                // again (GitHub-style `X-RateLimit-Reset`), each rounded up:
+                // full from what the server holds, `[R, R + 1)`, not from
+                // what the mirror leaves us (less the reserve for
+                // newcomers and the others' share).
                 let next_unit = wait_from_secs((1.0 - tokens) / rate);
-                let full = self
-                    .capacity()
-                    .map(|capacity| wait_from_secs((capacity - tokens) / rate));
+                let held = raw_remaining as f64;
+                let full = self.capacity().map(|capacity| {
+                    let soonest = wait_from_secs((capacity - held - 1.0).max(0.0) / rate);
+                    let latest = wait_from_secs((capacity - held).max(0.0) / rate);
+                    (
+                        soonest.saturating_sub(ROUNDING),
+                        latest.saturating_add(ROUNDING),
+                    )
+                });
                 reset > next_unit.saturating_add(ROUNDING)
-                    && full.is_none_or(|full| reset.abs_diff(full) > ROUNDING)
+                    && full.is_none_or(|(soonest, latest)| reset < soonest || reset > latest)
                     && self.within_a_window(reset)
             }
             _ => false,
