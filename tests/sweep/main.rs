@@ -376,6 +376,21 @@ fn a_buckets_reset_is_read_against_what_the_server_holds() {
     assert_within_bounds(&[14, 80, 729, 1248], None, Some(style::Style::Ietf));
 }
 
+/// A first burst sent before any reading (at concurrency above the limit)
+/// is refused for our own sends. With a policy stated, every refusal
+/// "despite the policy rate" was read as others sharing the quota, and the
+/// share cut to a tenth: seed 1139, a window of 8 per 80 s from the first
+/// request with IETF fields at c=16, had its 8 refusals cut the rate to a
+/// hundredth of the policy and waited 835 s for the second window (6.19x
+/// its floor). A refusal of a blind send with `limit` of ours out or
+/// admitted beside it now says nothing of others or of the quota's kind.
+/// Seeds, all IETF fields: 1139; 1403, a token bucket at c=16; 1793, a
+/// sliding log at c=16; 953, a sliding window counter at c=4.
+#[test]
+fn a_first_burst_refused_for_our_own_sends_is_not_others() {
+    assert_within_bounds(&[1139, 1403, 1793, 953], None, Some(style::Style::Ietf));
+}
+
 /// Bare refusals of a rate limit's first burst, at concurrency above its
 /// burst, look like a concurrency limit by counting: a limit goes on
 /// trial, and a send refused alone refutes it. The trial set the pacer

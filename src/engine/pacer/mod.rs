@@ -377,6 +377,14 @@ pub(crate) struct Pacer {
     /// The stated rate is a drain the engine measured (`drain.rs`): units
     /// come back at it, so a refusal is no window's end.
     drains: bool,
+    /// The first send admitted once a policy was read: the ones before it
+    /// left blind (`Self::own_burst`).
+    paced_from: Option<u64>,
+    /// The send the latest refusal answered.
+    refused_seq: Option<u64>,
+    /// Sends admitted, and refused, ever.
+    sends: u64,
+    refusals: u64,
 }
 
 fn secs(d: Duration) -> f64 {
@@ -526,6 +534,10 @@ impl Pacer {
             None => self.take_unit(now),
         };
         if admitted.is_ok() {
+            self.sends += 1;
+            if self.policy_capacity.is_some() && self.paced_from.is_none() {
+                self.paced_from = seq;
+            }
             self.promise.sent(seq);
             self.drawdown.sent(now, seq);
             self.counted.sent(seq);
@@ -1002,6 +1014,19 @@ impl Pacer {
         reset > full.saturating_add(reading.precision().max(ROUNDING))
     }
 
+    /// Whether the latest refusal answered a send that left blind (before
+    /// any policy was read) while `limit` other sends of ours, admitted or
+    /// out, may have been counted before it (in whatever order the server
+    /// took them): our own first burst overran the quota, which says
+    /// nothing of others or of the quota's kind. (A newcomer refused with
+    /// fewer out finds the quota spent by others.)
+    fn own_burst(&self, limit: f64) -> bool {
+        let blind = self
+            .refused_seq
+            .is_some_and(|refused| self.paced_from.is_none_or(|from| refused < from));
+        blind && self.sends.saturating_sub(self.refusals) as f64 >= limit
+    }
+
     /// The stated window: `limit` units per this.
     fn policy_window(&self) -> Option<Duration> {
         Some(wait_from_secs(self.policy_capacity? / self.policy_rate?))
@@ -1081,6 +1106,8 @@ impl Pacer {
         if success {
             self.cycle.answered(seq, now);
         } else {
+            self.refused_seq = Some(seq);
+            self.refusals += 1;
             self.promise.answered(Some(seq), false);
             self.cycle.forget(seq);
         }
@@ -1201,7 +1228,9 @@ impl Pacer {
         if self.policy_capacity.is_none() && hint.is_some() && burst_spent {
             self.window.recognise();
         }
-        if let (Some(_), Some(limit)) = (self.policy_rate, self.policy_capacity) {
+        if let (Some(_), Some(limit)) = (self.policy_rate, self.policy_capacity)
+            && !self.own_burst(limit)
+        {
             // Refused after drawing the quota down alone: not others, the
             // quota's kind (its units come back at a boundary).
             if self.sharing.drew_alone(now, limit) {
