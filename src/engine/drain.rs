@@ -138,9 +138,9 @@ pub(crate) struct Drain {
     /// `[r⁻, r⁺]`, units a second (`r⁺` infinite: no bound yet).
     low: f64,
     high: Option<f64>,
-    /// The meter as a refusal's wait showed it at the wait's end, taken as
-    /// a reading once that instant passed: until then, every send of ours
-    /// that leaves may be counted before it.
+    /// The meter a refusal's wait showed full until a grain before its
+    /// end: a reading there, taken once that instant passed (until then,
+    /// every send of ours that leaves may be counted before it).
     awaited: Option<Reading>,
 }
 
