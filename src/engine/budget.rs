@@ -170,6 +170,26 @@ mod tests {
         assert!(!account.withdraw(t0));
     }
 
+    /// Deposits leave the window one slot at a time, each `ttl` after it
+    /// was made: the later one still buys a retry when the first is gone.
+    #[test]
+    fn deposits_expire_a_ttl_after_each_was_made() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let budget = RetryBudget::new(Duration::from_secs(10), 0, 1.0);
+        let mut account = BudgetAccount::new(budget, t0);
+        account.deposit(at(0));
+        account.deposit(at(5_500));
+        // The first deposit is older than the ttl: one retry left.
+        assert!(account.withdraw(at(10_200)));
+        assert!(!account.withdraw(at(10_300)));
+        // Past the second one's ttl too: nothing bought any more.
+        let mut later = BudgetAccount::new(budget, t0);
+        later.deposit(at(0));
+        later.deposit(at(5_500));
+        assert!(!later.withdraw(at(15_700)));
+    }
+
     #[test]
     fn spent_budget_recovers_after_ttl() {
         let t0 = Instant::now();
