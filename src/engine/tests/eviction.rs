@@ -52,6 +52,7 @@ fn idle_scopes_are_evicted_when_the_map_doubles() {
     assert!(!known(&engine, "first") && !known(&engine, "old-0"));
     assert!(known(&engine, "early") && known(&engine, "late"));
     assert_eq!(after, full + 1 - before, "{full} then {after}");
+    assert_eq!(engine.scope_count(), after);
 }
 
 #[test]
