@@ -408,6 +408,35 @@ mod tests {
         );
     }
 
+    /// Sends of ours that leave during a refusal's wait may be counted
+    /// before its end: the meter the wait shows full may be full of them.
+    /// Taken as its own, the wait bounds the drain below what those sends
+    /// show drained, the bounds cross, and the model starts again.
+    #[test]
+    fn a_wait_counts_our_sends_inside_it() {
+        let mut drain = Drain::default();
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let trip = Duration::from_millis(10);
+        send(&mut drain, 0, at(0), trip, 1, 1);
+        drain.sent(1, at(500));
+        let wait = Hint::stated(Duration::from_secs(100));
+        drain.answered(1, at(510), Answer::Refused(Some(wait)), Some((1, 1)));
+        // The server's wait overstated the drain: two of ours admitted
+        // within it, 60 s and 61 s in, then one after it.
+        send(&mut drain, 2, at(60_000), trip, 1, 1);
+        send(&mut drain, 3, at(61_000), trip, 1, 1);
+        send(&mut drain, 4, at(100_000), trip, 1, 1);
+        // A unit drained from 60 s to 100.01 s (two of ours admitted
+        // since); less than one from 61.01 s to the wait's end (99.5 s),
+        // its meter full of our send at 61 s.
+        let rate = drain.rate(PRIOR);
+        assert!(
+            (1.0 / 40.01 - 1e-9..=1.0 / 38.49 + 1e-9).contains(&rate),
+            "{rate}"
+        );
+    }
+
     /// Two readings at one instant (answered at once, sent as answered):
     /// no time for anything to drain, so the drop bounds no rate.
     #[test]
