@@ -1650,6 +1650,31 @@ fn a_reset_a_bucket_could_name_is_paced_at_the_rate() {
 }
 
 #[test]
+fn a_buckets_reset_is_read_against_its_next_unit_and_full_again() {
+    // 10 per 100 s, none left: a bucket at 0.1/s is full again in
+    // [90 s, 100 s), its reset rounded by up to a second either way.
+    let t0 = Instant::now();
+    let hundred = Some(Duration::from_secs(100));
+    let wait_after = |reset: u64| {
+        let mut pacer = Pacer::default();
+        let reset = Some(Duration::from_secs(reset));
+        pacer.sync(t0, reading(0, 10, hundred, reset), 0);
+        pacer.admit(t0, None).expect_err("spent")
+    };
+    // Within that range: the bucket's, paced at its rate (a unit in 10 s,
+    // one more kept back for newcomers), not held to the reset.
+    let wait = wait_after(95);
+    assert!(wait < Duration::from_secs(30), "{wait:?}");
+    // Short of it: no bucket at that rate names it, a window's end.
+    let wait = wait_after(50);
+    assert!(wait >= Duration::from_secs(49), "{wait:?}");
+    // Its next unit's (10 s): the bucket's too, paced at the rate with a
+    // unit kept back, not a window that gives one back in 10 s.
+    let wait = wait_after(10);
+    assert!(wait >= Duration::from_secs(15), "{wait:?}");
+}
+
+#[test]
 fn a_reset_no_bucket_could_name_is_a_window_spent_whole() {
     // 18 per 73 s read 17 with `t=69`: a bucket at that rate is full in
     // 4 s, so this is a window, spent whole (no unit kept back for
