@@ -1651,27 +1651,37 @@ fn a_reset_a_bucket_could_name_is_paced_at_the_rate() {
 
 #[test]
 fn a_buckets_reset_is_read_against_its_next_unit_and_full_again() {
-    // 10 per 100 s, none left: a bucket at 0.1/s is full again in
-    // [90 s, 100 s), its reset rounded by up to a second either way.
+    // 10 per 100 s: a bucket at 0.1/s with `R` left is full again in
+    // [(9 − R)·10 s, (10 − R)·10 s), its reset rounded by up to a second
+    // either way.
     let t0 = Instant::now();
     let hundred = Some(Duration::from_secs(100));
-    let wait_after = |reset: u64| {
+    let wait_after = |remaining: u64, reset: u64| {
         let mut pacer = Pacer::default();
         let reset = Some(Duration::from_secs(reset));
-        pacer.sync(t0, reading(0, 10, hundred, reset), 0);
+        // Our sends still in flight take what it says is left.
+        pacer.sync(t0, reading(remaining, 10, hundred, reset), remaining as u32);
         pacer.admit(t0, None).expect_err("spent")
     };
-    // Within that range: the bucket's, paced at its rate (a unit in 10 s,
-    // one more kept back for newcomers), not held to the reset.
-    let wait = wait_after(95);
+    // None left, whole again within that range: the bucket's, paced at
+    // its rate (a unit in 10 s, one more kept back for newcomers), not
+    // held to the reset.
+    let wait = wait_after(0, 95);
     assert!(wait < Duration::from_secs(30), "{wait:?}");
     // Short of it: no bucket at that rate names it, a window's end.
-    let wait = wait_after(50);
+    let wait = wait_after(0, 50);
     assert!(wait >= Duration::from_secs(49), "{wait:?}");
     // Its next unit's (10 s): the bucket's too, paced at the rate with a
     // unit kept back, not a window that gives one back in 10 s.
-    let wait = wait_after(10);
+    let wait = wait_after(0, 10);
     assert!(wait >= Duration::from_secs(15), "{wait:?}");
+    // One left, taken by a send of ours in flight, whole again in 95 s:
+    // beyond what a bucket holding one names (80–90 s), a window's end.
+    let wait = wait_after(1, 95);
+    assert!(wait >= Duration::from_secs(94), "{wait:?}");
+    // One left, 85 s: the bucket's.
+    let wait = wait_after(1, 85);
+    assert!(wait < Duration::from_secs(30), "{wait:?}");
 }
 
 #[test]
