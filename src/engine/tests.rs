@@ -290,6 +290,31 @@ fn a_hint_beyond_max_wait_gives_up_at_once_with_the_hint() {
     );
 }
 
+/// A hint beyond any quota's reset (a thousand days) pauses the scope no
+/// longer than [`MAX_SERVER_WAIT`], while the give-up still reports what
+/// the server asked.
+#[test]
+fn an_absurd_hint_pauses_the_scope_no_longer_than_max_server_wait() {
+    let engine = Engine::new(no_jitter().max_wait(Duration::from_secs(10)));
+    let scope = Scope::new("s");
+    let t0 = Instant::now();
+    let ticket = admit_now(&engine, &scope, t0);
+    let asked = Duration::from_secs(1_000 * 24 * 3600);
+    let verdict = engine.on_response(
+        ticket,
+        t0,
+        StatusCode::TOO_MANY_REQUESTS,
+        &hint_signal(asked),
+        &Attempt::new(1, true, t0),
+    );
+    assert_eq!(
+        verdict,
+        Verdict::GiveUp(GiveUpReason::WaitTooLong { wait: asked })
+    );
+    let (wait, reason) = admit_wait(&engine, &scope, t0);
+    assert_eq!((wait, reason), (MAX_SERVER_WAIT, WaitReason::Paused));
+}
+
 #[test]
 fn the_deadline_is_never_slept_past() {
     let engine = Engine::new(no_jitter().deadline(Duration::from_secs(5)));
