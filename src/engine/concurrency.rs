@@ -217,6 +217,12 @@ impl ConcurrencyLimit {
         self.round_trip
     }
 
+    /// The round trips of sends served: the network's legs and the
+    /// server's work.
+    pub(crate) fn served_round_trip(&self) -> RoundTrip {
+        self.served_round_trip
+    }
+
     /// The round trips of refused sends: the network's legs alone, as a
     /// server refuses without serving.
     pub(crate) fn refusal_round_trip(&self) -> RoundTrip {

@@ -176,7 +176,8 @@ impl Default for Backoff {
 /// than 20 s unless the server asked for it.
 ///
 /// A pause ends with one request: the scope's other requests wait for its
-/// answer (at most 1 s, [`PROBE_PATIENCE`](crate::engine::PROBE_PATIENCE)),
+/// answer (as long as a served answer may take, at least 1 s:
+/// [`PROBE_PATIENCE`](crate::engine::PROBE_PATIENCE)),
 /// so when the server refuses again, or gave back fewer units than hoped,
 /// one request learns it instead of every task at once.
 ///

@@ -22,6 +22,12 @@ const ALPHA: f64 = 1.0 / 8.0;
 const BETA: f64 = 1.0 / 4.0;
 /// Deviations allowed before a difference is more than chance (RFC 6298's K).
 const K: f64 = 4.0;
+/// The least timeout, and the timeout before any sample (RFC 6298 §2.1,
+/// §2.4: shorter, a slow path is taken for a lost answer).
+const MIN_TIMEOUT: Duration = Duration::from_secs(1);
+/// The most timeout (RFC 6298 §2.5 allows a cap of 60 s or more): an
+/// answer later than that is no longer waited for.
+const MAX_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A smoothed round trip and its mean deviation, in seconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -48,6 +54,15 @@ impl RoundTrip {
         self.smoothed.map(|(srtt, _)| Duration::from_secs_f64(srtt))
     }
 
+    /// How long an answer may take before it is late: RFC 6298's
+    /// retransmission timeout, `SRTT + 4·RTTVAR`, within 1 s and 60 s
+    /// (1 s before any sample).
+    pub(crate) fn timeout(&self) -> Duration {
+        self.mean()
+            .map_or(MIN_TIMEOUT, |mean| mean.saturating_add(self.spread()))
+            .clamp(MIN_TIMEOUT, MAX_TIMEOUT)
+    }
+
     /// How much two round trips may differ by chance: `4·RTTVAR` (zero
     /// before any sample).
     pub(crate) fn spread(&self) -> Duration {
@@ -72,6 +87,22 @@ mod tests {
         rtt.observe(ms(100));
         assert_eq!(rtt.mean(), Some(ms(100)));
         assert_eq!(rtt.spread(), ms(200));
+    }
+
+    #[test]
+    fn the_timeout_is_rfc_6298s_within_one_second_and_a_minute() {
+        let mut rtt = RoundTrip::default();
+        assert_eq!(rtt.timeout(), ms(1_000), "before any sample");
+        rtt.observe(ms(100));
+        // 100 ms + 4 · 50 ms: under the least.
+        assert_eq!(rtt.timeout(), ms(1_000));
+        let mut slow = RoundTrip::default();
+        slow.observe(ms(1_200));
+        // 1.2 s + 4 · 0.6 s.
+        assert_eq!(slow.timeout(), ms(3_600));
+        let mut lost = RoundTrip::default();
+        lost.observe(Duration::from_secs(100));
+        assert_eq!(lost.timeout(), Duration::from_secs(60));
     }
 
     #[test]

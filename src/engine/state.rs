@@ -24,9 +24,13 @@ use super::stats::ScopeStats;
 use super::time::{MAX_SERVER_WAIT, later, wait_from_secs};
 use crate::signal::{HintSource, Quota, QuotaSource, QuotaUnit, Signal};
 
-/// How long the others wait for the first send after a pause to be
-/// answered before they go anyway (a slow answer must not hold the scope):
-/// 1 s, a window of the shortest common quota.
+/// How long, at least, the others wait for the first send after a pause
+/// to be answered before they go anyway (a lost answer must not hold the
+/// scope): RFC 6298's least retransmission timeout. They wait as long as
+/// a served answer may take, `SRTT + 4·RTTVAR` of the round trips of the
+/// sends served (`round_trip.rs`), within 1 s and 60 s: a server that
+/// serves for seconds answers its probe in seconds, and the others going
+/// before it would all be refused with it.
 pub const PROBE_PATIENCE: Duration = Duration::from_secs(1);
 /// The others look again after as long as the probe has been out, at
 /// least 1 ms (tokio's timer tick)…
@@ -157,7 +161,7 @@ impl ScopeState {
         };
         if let Some((_, sent)) = self.probe {
             let out = now.saturating_duration_since(sent);
-            if out < PROBE_PATIENCE {
+            if out < self.probe_patience() {
                 // As long again as it has been out, within bounds: a poll
                 // that follows the round trip without spinning.
                 let wait = out.clamp(PROBE_POLL_MIN, PROBE_POLL_MAX);
@@ -219,7 +223,7 @@ impl ScopeState {
         let paused = self.pause_until.is_some_and(|until| until > now);
         let probing = self
             .probe
-            .is_some_and(|(_, sent)| now.saturating_duration_since(sent) < PROBE_PATIENCE);
+            .is_some_and(|(_, sent)| now.saturating_duration_since(sent) < self.probe_patience());
         !paused
             && !probing
             && self.concurrency.admits(self.in_flight)
@@ -227,6 +231,15 @@ impl ScopeState {
                 || (self.pacer.ready(now)
                     && self.metered.ready(now)
                     && self.declared_wait(now).is_none()))
+    }
+
+    /// How long the others wait for the first send after a pause: as long
+    /// as a served answer may take, [`PROBE_PATIENCE`] at least.
+    fn probe_patience(&self) -> Duration {
+        self.concurrency
+            .served_round_trip()
+            .timeout()
+            .max(PROBE_PATIENCE)
     }
 
     /// How long the declared quota holds a send at `now`, if it does: its

@@ -703,6 +703,43 @@ fn a_scope_is_ready_when_its_pause_and_probe_are_over() {
     assert!(scope.ready(&config, end + PROBE_PATIENCE));
 }
 
+/// A server that serves for seconds answers the first send after a pause
+/// in seconds: the others wait as long as a served answer may take
+/// (RFC 6298's timeout of the served round trips: 2 s, then `2 + 4 · 1`),
+/// not the least patience, after which they would all go blind.
+#[test]
+fn the_probe_is_awaited_as_long_as_a_served_answer_may_take() {
+    let config = no_jitter().backoff(no_backoff()).pacing(false);
+    let t0 = Instant::now();
+    let mut scope = state::ScopeState::new(&config, "s", t0);
+    let attempt = Attempt::new(1, true, t0);
+    let served = scope.admit(&config, t0, true, &[]).expect("first");
+    let two = Duration::from_secs(2);
+    let ok = ResponseClass::Final;
+    let nothing = Signal::default();
+    scope.on_response(
+        &config,
+        served,
+        t0 + two,
+        StatusCode::OK,
+        ok,
+        &nothing,
+        &attempt,
+    );
+    let refused = scope.admit(&config, t0 + two, true, &[]).expect("second");
+    let class = ResponseClass::Throttled { wait: None };
+    let signal = hint_signal(Duration::from_secs(1));
+    let status = StatusCode::TOO_MANY_REQUESTS;
+    scope.on_response(&config, refused, t0 + two, status, class, &signal, &attempt);
+    let end = t0 + Duration::from_secs(3);
+    scope
+        .admit(&config, end, true, &[])
+        .expect("the pause is over");
+    assert!(!scope.ready(&config, end + PROBE_PATIENCE));
+    assert!(!scope.ready(&config, end + Duration::from_secs(6) - ms(1)));
+    assert!(scope.ready(&config, end + Duration::from_secs(6)));
+}
+
 /// A declared quota of 2 a second: a third send waits for the first to
 /// leave the second, plus the spread of the round trips measured (here
 /// 10 ms and 50 ms: `4·RTTVAR` = 50 ms), so the server, counting at

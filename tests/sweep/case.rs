@@ -36,6 +36,10 @@ pub struct Case {
     /// that refuses after the work, or adds its latency to every answer),
     /// instead of coming back at once.
     pub slow_refusals: bool,
+    /// How long a rate limiter's server serves a request it admitted,
+    /// seconds (0: at once; a concurrency limit's is its `window`). Its
+    /// refusals come back at once: refusing does no work.
+    pub service: f64,
     /// A second quota, in tokens, that every request spends too.
     pub tokens: Option<Tokens>,
 }
@@ -121,6 +125,7 @@ impl Case {
             change,
             other,
             slow_refusals,
+            service: 0.0,
             tokens: None,
         }
     }
@@ -169,6 +174,32 @@ impl Case {
         case
     }
 
+    /// A rate limit whose server serves each admitted request for a while
+    /// (20 ms – 2 s, as real APIs do: a model's completion takes seconds),
+    /// the other axes as in [`Self::draw`]. Refusals still come back at
+    /// once, so sends served take longer than those refused: the timing a
+    /// concurrency limit shows, which must not be read as one here.
+    pub fn draw_slow_service(seed: u64) -> Self {
+        let mut case = Self::draw(seed);
+        let mut rng = SmallRng::seed_from_u64(seed ^ 0x0073_6572_7669_6365);
+        if case.kind == Kind::Concurrency {
+            let kinds = [
+                Kind::TokenBucket,
+                Kind::FixedWindowAligned,
+                Kind::SlidingLog,
+                Kind::SlidingCounter,
+            ];
+            case.kind = kinds[rng.random_range(0..kinds.len())];
+            case.limit = log_uniform(&mut rng, 1.0, 1000.0).round() as u32;
+            case.window = log_uniform(&mut rng, 0.1, 3600.0);
+            case.phase = rng.random_range(0.0..case.window);
+            case.successes = (u64::from(case.limit) * 3).clamp(10, 240);
+            case.slow_refusals = false;
+        }
+        case.service = log_uniform(&mut rng, 0.02, 2.0);
+        case
+    }
+
     /// The time one unit of the quota takes to come back at its rate.
     pub fn unit_time(&self) -> f64 {
         self.window / f64::from(self.limit)
@@ -203,6 +234,7 @@ pub fn reported() -> Vec<(&'static str, Case)> {
         change: None,
         other: None,
         slow_refusals: false,
+        service: 0.0,
         tokens: None,
     };
     vec![

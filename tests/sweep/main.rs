@@ -135,6 +135,38 @@ fn two_quota_sweep() {
     }
 }
 
+/// Cases the slow-service sweep runs by default.
+const DEFAULT_SLOW_SERVICE_CASES: u64 = 200;
+/// Of those, within bounds, as measured when it was added (a ratchet, as
+/// [`WITHIN_AT_LEAST`]).
+const SLOW_SERVICE_WITHIN_AT_LEAST: usize = 141;
+
+/// Rate limits whose server serves each admitted request for 20 ms – 2 s
+/// (`Case::draw_slow_service`): every other axis as the main sweep, the
+/// concurrency limit's cases drawn again as rate limits. Sends served
+/// then take longer than refusals, the timing a concurrency limit shows,
+/// and a client's slots, not only the quota, bound its pace.
+/// `COURTEOUS_SWEEP_SLOW_SERVICE_CASES` sets how many.
+#[test]
+fn slow_service_sweep() {
+    let first = env_number("COURTEOUS_SWEEP_SEED", 1);
+    let cases = env_number(
+        "COURTEOUS_SWEEP_SLOW_SERVICE_CASES",
+        DEFAULT_SLOW_SERVICE_CASES,
+    );
+    let results = sweep(first, cases, Case::draw_slow_service);
+    report(&results);
+    let within = results.iter().filter(|r| r.within_bounds()).count();
+    println!("slow service: {within} of {} within bounds", results.len());
+    println!("{}", judge::identification(&results));
+    if first == 1 && cases == DEFAULT_SLOW_SERVICE_CASES {
+        assert!(
+            within >= SLOW_SERVICE_WITHIN_AT_LEAST,
+            "slow service: {within} cases within bounds, {SLOW_SERVICE_WITHIN_AT_LEAST} before this change"
+        );
+    }
+}
+
 /// Prints the table (and every case if asked) and asserts that no client
 /// beat the oracle's bound.
 fn report(results: &[Result]) {
@@ -418,6 +450,26 @@ fn a_refuted_concurrency_trial_leaves_the_burst_to_learn() {
     }
 }
 
+/// A sliding log of one request per 62 s behind `Retry-After` seconds,
+/// its server serving 1.2 s (`Case::draw_slow_service`, seed 154), c=8,
+/// 10 successes. After each pause the first send goes alone and the
+/// others wait for its answer; they waited 1 s at most, so all seven went
+/// blind while it was served and were refused, every window: 51 sent.
+/// Now they wait as long as a served answer may take (RFC 6298's timeout
+/// of the served round trips, `engine/round_trip.rs`): 27.
+#[test]
+fn the_first_send_after_a_pause_is_awaited_as_long_as_the_server_serves() {
+    let result = judge(Case::draw_slow_service(154));
+    let allowed = 2 * (result.case.successes + result.case.concurrency as u64);
+    assert!(
+        result.outcome.sent <= allowed,
+        "{} sent for {} at c={} (at most {allowed})",
+        result.outcome.sent,
+        result.case.successes,
+        result.case.concurrency,
+    );
+}
+
 /// `used/size` cases (Shopify's call-limit header, no reset) whose drain
 /// is not the parser's assumed two calls a second: the drain the readings
 /// measure paces them (`engine/drain.rs`). Before it, each paced at 2/s:
@@ -521,6 +573,7 @@ fn a_window_is_known_when_its_burst_comes_back_whole() {
         change: None,
         other: None,
         slow_refusals: false,
+        service: 0.0,
         tokens: None,
     };
     let cases = [

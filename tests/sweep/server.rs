@@ -27,6 +27,8 @@ pub struct Server {
     change: Option<(f64, u32)>,
     /// Refusals take the service time too.
     slow_refusals: bool,
+    /// A rate limiter's service time for a request it admitted.
+    service: f64,
     /// The token quota (in requests' worth of tokens) and a request's cost.
     tokens: Option<(Limiter, u32)>,
     /// Server time the state was last brought to.
@@ -46,6 +48,7 @@ impl Server {
             other,
             change: case.change,
             slow_refusals: case.slow_refusals,
+            service: case.service,
             tokens: case.tokens.map(|tokens| {
                 let phase = case.phase % tokens.window;
                 let limiter = Limiter::new(tokens.kind, tokens.units, tokens.window, phase);
@@ -111,8 +114,12 @@ impl Server {
             view.retry_after = view.retry_after.max(tokens.retry_after);
         }
         let served = admitted || self.slow_refusals;
-        let service = if served && self.limiter.kind() == Kind::Concurrency {
+        let service = if !served {
+            0.0
+        } else if self.limiter.kind() == Kind::Concurrency {
             self.limiter.window()
+        } else if admitted {
+            self.service
         } else {
             0.0
         };
