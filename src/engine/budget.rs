@@ -148,6 +148,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_budget_reads_back_what_it_was_given_within_its_bounds() {
+        let budget = RetryBudget::new(Duration::from_secs(5), 7, 0.25);
+        assert_eq!(
+            (budget.ttl(), budget.min_per_sec(), budget.ratio()),
+            (Duration::from_secs(5), 7, 0.25)
+        );
+        let short = RetryBudget::new(Duration::from_millis(500), 0, f64::NAN);
+        assert_eq!((short.ttl(), short.ratio()), (Duration::from_secs(1), 0.0));
+        let long = RetryBudget::new(Duration::from_secs(600), 0, 5_000.0);
+        assert_eq!(
+            (long.ttl(), long.ratio()),
+            (Duration::from_secs(60), 1_000.0)
+        );
+    }
+
+    #[test]
     fn floor_allows_min_per_sec_times_ttl() {
         let t0 = Instant::now();
         let mut account = BudgetAccount::new(RetryBudget::new(Duration::from_secs(1), 3, 0.0), t0);
