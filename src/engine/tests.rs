@@ -263,6 +263,23 @@ fn bare_throttles_back_off_exponentially_with_full_jitter() {
     );
 }
 
+/// An attempt reads back what it was made with, and its own limits
+/// replace the configuration's where given (at least one attempt).
+#[test]
+fn an_attempt_reads_back_its_number_and_limits() {
+    let config = no_jitter().max_attempts(4).max_wait(Duration::from_secs(9));
+    let t0 = Instant::now();
+    let attempt = Attempt::new(3, false, t0);
+    assert_eq!((attempt.number(), attempt.retryable()), (3, false));
+    assert_eq!(attempt.started(), t0);
+    assert_eq!(attempt.max_attempts(&config), 4);
+    assert_eq!(attempt.max_wait(&config), Duration::from_secs(9));
+    let own = Attempt::new(1, true, t0).with_limits(Some(0), Some(Duration::ZERO), None);
+    assert_eq!((own.number(), own.retryable()), (1, true));
+    assert_eq!(own.max_attempts(&config), 1);
+    assert_eq!(own.max_wait(&config), Duration::ZERO);
+}
+
 #[test]
 fn a_hint_beyond_max_wait_gives_up_at_once_with_the_hint() {
     let engine = Engine::new(no_jitter().max_wait(Duration::from_secs(10)));
