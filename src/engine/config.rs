@@ -416,6 +416,16 @@ mod tests {
     #[test]
     fn backoff_ceiling_doubles_then_caps() {
         let b = Backoff::new(Duration::from_millis(100), Duration::from_secs(1));
+        assert_eq!(
+            (b.base(), b.cap()),
+            (Duration::from_millis(100), Duration::from_secs(1))
+        );
+        // A cap below the base is raised to it.
+        let flat = Backoff::new(Duration::from_secs(2), Duration::from_secs(1));
+        assert_eq!(
+            (flat.base(), flat.cap()),
+            (Duration::from_secs(2), Duration::from_secs(2))
+        );
         assert_eq!(b.ceiling(0), Duration::from_millis(100));
         assert_eq!(b.ceiling(1), Duration::from_millis(200));
         assert_eq!(b.ceiling(3), Duration::from_millis(800));
