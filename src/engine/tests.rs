@@ -693,7 +693,8 @@ fn a_response_that_brings_units_back_wakes_the_waiters() {
 
 /// A scope is ready to send when no pause holds (one ending now has
 /// ended) and the first send after a pause is answered or has been out
-/// `PROBE_PATIENCE`: the instants `admit` uses.
+/// `PROBE_PATIENCE` (no send served yet: the least patience): the
+/// instants `admit` uses.
 #[test]
 fn a_scope_is_ready_when_its_pause_and_probe_are_over() {
     let config = no_jitter().backoff(no_backoff()).pacing(false);
