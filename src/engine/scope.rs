@@ -68,3 +68,19 @@ impl From<String> for Scope {
         Self::new(key)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scope_reads_back_its_key_in_every_form() {
+        let scope = Scope::from("api.example.com");
+        assert_eq!(scope.as_str(), "api.example.com");
+        assert_eq!(scope.to_string(), "api.example.com");
+        assert_eq!(format!("{scope:?}"), "\"api.example.com\"");
+        let key: &str = scope.borrow();
+        assert_eq!(key, "api.example.com");
+        assert_eq!(Scope::from(String::from("a")), Scope::new("a"));
+    }
+}

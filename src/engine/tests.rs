@@ -280,43 +280,13 @@ fn an_attempt_reads_back_its_number_and_limits() {
     assert_eq!(own.max_wait(&config), Duration::ZERO);
 }
 
-#[test]
-fn a_hint_beyond_max_wait_gives_up_at_once_with_the_hint() {
+/// A refusal asking `asked` of a request allowed 10 s at most, at `t0`:
+/// the verdict, and what the next admission is told a second later.
+fn refused_beyond_max_wait(asked: Duration) -> (Verdict, (Duration, WaitReason)) {
     let engine = Engine::new(no_jitter().max_wait(Duration::from_secs(10)));
     let scope = Scope::new("s");
     let t0 = Instant::now();
     let ticket = admit_now(&engine, &scope, t0);
-    let verdict = engine.on_response(
-        ticket,
-        t0,
-        StatusCode::TOO_MANY_REQUESTS,
-        &hint_signal(Duration::from_secs(3600)),
-        &Attempt::new(1, true, t0),
-    );
-    assert_eq!(
-        verdict,
-        Verdict::GiveUp(GiveUpReason::WaitTooLong {
-            wait: Duration::from_secs(3600)
-        })
-    );
-    // The scope still obeys the server: the next admission is told the wait.
-    let (wait, reason) = admit_wait(&engine, &scope, t0 + Duration::from_secs(1));
-    assert_eq!(
-        (wait, reason),
-        (Duration::from_secs(3599), WaitReason::Paused)
-    );
-}
-
-/// A hint beyond any quota's reset (a thousand days) pauses the scope no
-/// longer than [`MAX_SERVER_WAIT`], while the give-up still reports what
-/// the server asked.
-#[test]
-fn an_absurd_hint_pauses_the_scope_no_longer_than_max_server_wait() {
-    let engine = Engine::new(no_jitter().max_wait(Duration::from_secs(10)));
-    let scope = Scope::new("s");
-    let t0 = Instant::now();
-    let ticket = admit_now(&engine, &scope, t0);
-    let asked = Duration::from_secs(1_000 * 24 * 3600);
     let verdict = engine.on_response(
         ticket,
         t0,
@@ -324,12 +294,37 @@ fn an_absurd_hint_pauses_the_scope_no_longer_than_max_server_wait() {
         &hint_signal(asked),
         &Attempt::new(1, true, t0),
     );
+    (
+        verdict,
+        admit_wait(&engine, &scope, t0 + Duration::from_secs(1)),
+    )
+}
+
+#[test]
+fn a_hint_beyond_max_wait_gives_up_at_once_with_the_hint() {
+    let asked = Duration::from_secs(3600);
+    let (verdict, next) = refused_beyond_max_wait(asked);
     assert_eq!(
         verdict,
         Verdict::GiveUp(GiveUpReason::WaitTooLong { wait: asked })
     );
-    let (wait, reason) = admit_wait(&engine, &scope, t0);
-    assert_eq!((wait, reason), (MAX_SERVER_WAIT, WaitReason::Paused));
+    // The scope still obeys the server: the next admission is told the wait.
+    assert_eq!(next, (Duration::from_secs(3599), WaitReason::Paused));
+}
+
+/// A hint beyond any quota's reset (a thousand days) pauses the scope no
+/// longer than [`MAX_SERVER_WAIT`], while the give-up still reports what
+/// the server asked.
+#[test]
+fn an_absurd_hint_pauses_the_scope_no_longer_than_max_server_wait() {
+    let asked = Duration::from_secs(1_000 * 24 * 3600);
+    let (verdict, next) = refused_beyond_max_wait(asked);
+    assert_eq!(
+        verdict,
+        Verdict::GiveUp(GiveUpReason::WaitTooLong { wait: asked })
+    );
+    let second = Duration::from_secs(1);
+    assert_eq!(next, (MAX_SERVER_WAIT - second, WaitReason::Paused));
 }
 
 #[test]
