@@ -22,8 +22,8 @@ const ALPHA: f64 = 1.0 / 8.0;
 const BETA: f64 = 1.0 / 4.0;
 /// Deviations allowed before a difference is more than chance (RFC 6298's K).
 const K: f64 = 4.0;
-/// The least timeout, and the timeout before any sample (RFC 6298 §2.1,
-/// §2.4: shorter, a slow path is taken for a lost answer).
+/// The least timeout, and the timeout before any sample (RFC 6298 §2.4
+/// and §2.1): a lost answer still frees what waits for it.
 const MIN_TIMEOUT: Duration = Duration::from_secs(1);
 /// The most timeout (RFC 6298 §2.5 allows a cap of 60 s or more): an
 /// answer later than that is no longer waited for.

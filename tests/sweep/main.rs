@@ -6,6 +6,9 @@
 //! simulated server on paused tokio time, and is judged against its floor:
 //! what a client that knows the limiter exactly could do (`oracle.rs`).
 //!
+//! Beside it: two quotas at once (`two_quota_sweep`), and rate limits
+//! whose server serves for 20 ms – 2 s (`slow_service_sweep`).
+//!
 //! `COURTEOUS_SWEEP_CASES` sets how many cases (default below),
 //! `COURTEOUS_SWEEP_SEED` the first seed; the table is printed (run with
 //! `--nocapture` to see it).
