@@ -24,7 +24,7 @@ const BETA: f64 = 1.0 / 4.0;
 const K: f64 = 4.0;
 /// The least timeout, and the timeout before any sample (RFC 6298 §2.4
 /// and §2.1): a lost answer still frees what waits for it.
-const MIN_TIMEOUT: Duration = Duration::from_secs(1);
+pub(crate) const MIN_TIMEOUT: Duration = Duration::from_secs(1);
 /// The most timeout (RFC 6298 §2.5 allows a cap of 60 s or more): an
 /// answer later than that is no longer waited for.
 const MAX_TIMEOUT: Duration = Duration::from_secs(60);

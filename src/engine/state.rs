@@ -19,6 +19,7 @@ use super::hint::Hint;
 use super::kind::QuotaKind;
 use super::metered::{MeterReading, Metered};
 use super::pacer::{Pacer, QuotaReading};
+use super::round_trip::MIN_TIMEOUT;
 use super::server_clock::{Located, ServerClock};
 use super::stats::ScopeStats;
 use super::time::{MAX_SERVER_WAIT, later, wait_from_secs};
@@ -31,7 +32,7 @@ use crate::signal::{HintSource, Quota, QuotaSource, QuotaUnit, Signal};
 /// sends served (`round_trip.rs`), within 1 s and 60 s: a server that
 /// serves for seconds answers its probe in seconds, and the others going
 /// before it would all be refused with it.
-pub const PROBE_PATIENCE: Duration = Duration::from_secs(1);
+pub const PROBE_PATIENCE: Duration = MIN_TIMEOUT;
 /// The others look again after as long as the probe has been out, at
 /// least 1 ms (tokio's timer tick)…
 const PROBE_POLL_MIN: Duration = Duration::from_millis(1);
@@ -234,12 +235,10 @@ impl ScopeState {
     }
 
     /// How long the others wait for the first send after a pause: as long
-    /// as a served answer may take, [`PROBE_PATIENCE`] at least.
+    /// as a served answer may take, [`PROBE_PATIENCE`] at least (the
+    /// timeout's own floor).
     fn probe_patience(&self) -> Duration {
-        self.concurrency
-            .served_round_trip()
-            .timeout()
-            .max(PROBE_PATIENCE)
+        self.concurrency.served_round_trip().timeout()
     }
 
     /// How long the declared quota holds a send at `now`, if it does: its
