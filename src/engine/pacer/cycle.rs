@@ -102,6 +102,19 @@ impl Cycle {
             .count()
     }
 
+    /// Whether the `burst` latest sends remembered all left at `from` or
+    /// later (the cycle rule times the next send from them).
+    pub(super) fn sent_since(&self, burst: f64, from: Instant) -> bool {
+        let (burst, _) = scaled(burst, Duration::ZERO);
+        self.sends
+            .iter()
+            .rev()
+            .take(burst)
+            .filter(|s| s.sent >= from)
+            .count()
+            >= burst
+    }
+
     /// How long from `now` until one more send keeps at most `burst` sends
     /// in any span of `period` (each counted from its answer, when it has
     /// one); `None` when it may go now.

@@ -42,7 +42,10 @@
 //!   whole no later than the instant its refusal's hint pointed to, or,
 //!   for a bare refusal, than the next success. The span from the burst's
 //!   first success to that instant bounds the window, since the window
-//!   opened no earlier than that first success was sent. Bursts that did
+//!   opened no earlier than that first success was sent. A bound found by
+//!   a bare refusal's search is as loose as the search's last pause; a
+//!   retry it saw refused bounds the window from below, and a probe per
+//!   cycle narrows the interval (`refine.rs`). Bursts that did
 //!   not spend [`BURST_SPENT`] of the capacity say nothing of a window (a
 //!   bucket's hint is often the time to its next unit only). That bound
 //!   holds for a window only: after a bare or whole-second refusal the
@@ -314,6 +317,16 @@ impl Learned {
         Some((self.coarse_return?, self.successes_since_throttle))
     }
 
+    /// While a burst a bare or whole-second refusal ended is awaited back
+    /// and nothing came back since: the span from its first success to
+    /// `now`, which a refusal now shows to be shorter than the cycle.
+    pub(super) fn searched_span(&self, now: Instant) -> Option<Duration> {
+        let start = self
+            .refused_burst
+            .filter(|_| self.successes_since_throttle == 0)?;
+        Some(now.saturating_duration_since(start))
+    }
+
     /// Whether a spent burst's return after a precise hint is awaited.
     pub(super) fn awaiting_return(&self) -> bool {
         self.returning.is_some()
@@ -330,6 +343,12 @@ impl Learned {
             return;
         }
         self.period = Some(self.period.map_or(span, |known| known.min(span)));
+    }
+
+    /// A probe admitted `span` after the send it replaced: the cycle is no
+    /// longer than that (`refine.rs`).
+    pub(super) fn narrowed(&mut self, span: Duration) {
+        self.cycle(span);
     }
 
     /// One more success at `now`; `true` when it confirmed the cycle of a

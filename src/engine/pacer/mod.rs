@@ -247,6 +247,7 @@ mod drawdown;
 mod learned;
 mod promise;
 mod refill;
+mod refine;
 mod sharing;
 mod window;
 
@@ -259,6 +260,7 @@ use drawdown::Drawdown;
 use learned::Learned;
 use promise::Promise;
 use refill::{AgainOpened, Reading, Refill};
+use refine::Refine;
 use sharing::Sharing;
 use window::Window;
 
@@ -337,6 +339,8 @@ pub(crate) struct Pacer {
     policy_capacity: Option<f64>,
     learned: Learned,
     cycle: Cycle,
+    /// The learned cycle's lower bound, and the probe narrowing it.
+    refine: Refine,
     drawdown: Drawdown,
     sharing: Sharing,
     window: Window,
@@ -530,7 +534,11 @@ impl Pacer {
     pub(crate) fn admit(&mut self, now: Instant, seq: Option<u64>) -> Result<(), Duration> {
         let admitted = match self.learned_cycle() {
             Some(_) if self.take_reported_unit() => Ok(()),
-            Some((burst, period)) => self.cycle_wait(now, burst, period).map_or(Ok(()), Err),
+            Some((burst, period)) => self.cycle_go(now, burst, period).map(|probe| {
+                if let (Some(span), Some(seq)) = (probe, seq) {
+                    self.refine.sent(seq, span);
+                }
+            }),
             None => self.take_unit(now),
         };
         if admitted.is_ok() {
@@ -603,18 +611,48 @@ impl Pacer {
     /// one send alone: refused, its hint shows the window's true end at the
     /// price of one refusal, not of every request in flight.
     fn cycle_wait(&self, now: Instant, burst: f64, period: Duration) -> Option<Duration> {
+        self.cycle_go(now, burst, period).err()
+    }
+
+    /// [`Self::cycle_wait`] as a verdict: `Ok` with the span when the send
+    /// may go as a probe narrowing the cycle (`refine.rs`).
+    fn cycle_go(
+        &self,
+        now: Instant,
+        burst: f64,
+        period: Duration,
+    ) -> Result<Option<Duration>, Duration> {
         let returning = self.learned.coarse_return().filter(|&(since, back)| {
             self.cycle.unanswered_count_since(since) as u64 >= back.max(1)
         });
         if returning.is_some() {
-            return Some(period);
+            return Err(period);
         }
-        self.cycle.wait(now, burst, period).or_else(|| {
+        let wait = self.cycle.wait(now, burst, period).or_else(|| {
             self.learned
                 .unconfirmed_cycle_end()
                 .filter(|&end| self.cycle.unanswered_since(end))
                 .map(|_| period)
-        })
+        });
+        let Some(wait) = wait else {
+            return Ok(None);
+        };
+        // A probe is timed only from sends that left after the last one
+        // refused: one per cycle.
+        let probe = self.refine.span(period, burst).filter(|_| {
+            self.policy_capacity.is_none()
+                && self
+                    .refine
+                    .refused_at()
+                    .is_none_or(|at| self.cycle.sent_since(burst, at))
+        });
+        let Some(span) = probe else {
+            return Err(wait);
+        };
+        match self.cycle.wait(now, burst, span) {
+            None => Ok(Some(span)),
+            Some(sooner) => Err(sooner.min(wait)),
+        }
     }
 
     /// The burst and cycle learned from refusals, once they are known to
@@ -1096,6 +1134,7 @@ impl Pacer {
     /// its answer any more (`cycle.rs`).
     pub(crate) fn ended(&mut self, seq: u64, at: Option<Instant>) {
         self.cycle.ended(seq, at);
+        self.refine.ended(seq);
     }
 
     /// Send `seq` was answered at `now`: a success holds a unit until the
@@ -1103,6 +1142,9 @@ impl Pacer {
     /// units held; `cycle.rs`).
     pub(crate) fn answered(&mut self, seq: u64, now: Instant, success: bool) {
         self.drawdown.answered(seq);
+        if let Some(span) = self.refine.answered(seq, now, success) {
+            self.learned.narrowed(span);
+        }
         if success {
             self.cycle.answered(seq, now);
         } else {
@@ -1166,6 +1208,17 @@ impl Pacer {
         hint: Option<Hint>,
         spread: Duration,
     ) -> Option<Duration> {
+        if self.refine.was_probe(self.refused_seq) {
+            // A probe narrowing the learned cycle, refused: the window is
+            // longer than its span, and that is all it says; the cycle
+            // goes on (`refine.rs`).
+            self.last_reading = None;
+            let (burst, period) = self.learned_cycle()?;
+            return self.cycle_wait(now, burst, period);
+        }
+        if let Some(span) = self.learned.searched_span(now) {
+            self.refine.shorter_than(span);
+        }
         self.refused(now, hint, spread);
         if let Some((burst, period)) = self.learned_cycle() {
             return self.cycle_wait(now, burst, period);
