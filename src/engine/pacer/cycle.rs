@@ -191,6 +191,22 @@ mod tests {
     }
 
     #[test]
+    fn the_sends_a_cycle_times_from_left_since_an_instant_or_not() {
+        let t0 = Instant::now();
+        let mut cycle = Cycle::default();
+        for i in 0..4 {
+            cycle.record(t0 + ms(10 * i), None);
+        }
+        // The latest 3 left at 10, 20 and 30 ms; the latest 2 at 20, 30.
+        assert!(cycle.sent_since(3.0, t0 + ms(10)));
+        assert!(!cycle.sent_since(3.0, t0 + ms(11)));
+        assert!(cycle.sent_since(2.0, t0 + ms(20)));
+        assert!(!cycle.sent_since(2.0, t0 + ms(21)));
+        // Fewer remembered than the burst: not all of a burst left since.
+        assert!(!cycle.sent_since(5.0, t0));
+    }
+
+    #[test]
     fn a_burst_beyond_the_memory_keeps_its_rate() {
         let t0 = Instant::now();
         let mut cycle = Cycle::default();

@@ -1794,3 +1794,72 @@ fn an_overestimating_mirror_takes_the_low_end_where_refusals_cost_seconds() {
     assert_eq!(after(Duration::from_secs(1)), Some(0.0));
     assert!(after(ms(856)).is_some_and(|e| e > 0.9 && e < 1.0));
 }
+
+/// A cycle learned from bare refusals between a refused retry (1 s after
+/// the burst began) and the success that measured it (3 s after) is
+/// narrowed by one probe per cycle at the geometric midpoint (`refine.rs`):
+/// refused, it says only that the window is longer, and the burst goes at
+/// the cycle measured; admitted, the cycle is that much shorter and the
+/// burst follows it.
+#[test]
+fn a_learned_cycle_is_narrowed_by_one_probe_per_cycle() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    let mut seq = 0;
+    // Send `seq` at `at`, answered a millisecond later.
+    fn send(pacer: &mut Pacer, seq: &mut u64, at: Instant, ok: bool) {
+        assert_eq!(pacer.admit(at, Some(*seq)), Ok(()), "send {seq}");
+        pacer.ended(*seq, Some(at + ms(1)));
+        pacer.answered(*seq, at + ms(1), ok);
+        if ok {
+            pacer.on_success(at + ms(1), false);
+        } else {
+            pacer.on_throttle(at + ms(1), None, Duration::ZERO);
+        }
+        *seq += 1;
+    }
+    // A burst of 4, refused; the retry 1 s on refused too; the next, 3 s
+    // after the burst began, admitted: a cycle of at most 3 s, at least 1 s.
+    for _ in 0..4 {
+        send(&mut pacer, &mut seq, t0, true);
+    }
+    send(&mut pacer, &mut seq, t0 + ms(1), false);
+    send(&mut pacer, &mut seq, t0 + ms(1001), false);
+    let back = t0 + ms(3000);
+    for i in 0..4 {
+        send(&mut pacer, &mut seq, back + ms(i), true);
+    }
+    let (lo, hi) = (1.001, 3.000);
+    // The first probe: √(lo · hi) after the first of that burst answered.
+    let probe = back + ms(1) + Duration::from_secs_f64((lo * hi as f64).sqrt());
+    assert!(pacer.admit(probe - ms(2), Some(seq)).is_err());
+    assert!(pacer.admit(probe + ms(1), Some(seq + 1)).is_ok());
+    assert!(pacer.admit(probe + ms(1), Some(seq + 2)).is_err(), "alone");
+    pacer.ended(seq + 1, Some(probe + ms(2)));
+    pacer.answered(seq + 1, probe + ms(2), false);
+    let wait = pacer
+        .on_throttle(probe + ms(2), None, Duration::ZERO)
+        .expect("the cycle's wait");
+    // Refused: no second probe in this cycle, the burst at the cycle.
+    let cycle_end = back + ms(1) + ms(3000);
+    assert_eq!(probe + ms(2) + wait, cycle_end);
+    seq += 2;
+    let next = cycle_end + ms(1);
+    for i in 0..4 {
+        send(&mut pacer, &mut seq, next + ms(i), true);
+    }
+    // The next probe, at √(√(lo · hi) · hi), is admitted: the cycle is no
+    // longer, and the rest of the burst follows at once.
+    let lo = (lo * hi as f64).sqrt();
+    let probe = next + ms(1) + Duration::from_secs_f64((lo * hi).sqrt());
+    assert!(pacer.admit(probe - ms(2), Some(seq)).is_err());
+    send(&mut pacer, &mut seq, probe + ms(1), true);
+    // (Each a cycle after the send it replaces, a millisecond apart.)
+    for i in 0..3 {
+        send(&mut pacer, &mut seq, probe + ms(2 + i), true);
+    }
+    assert!(
+        pacer.admit(probe + ms(4), Some(seq)).is_err(),
+        "a burst of 4"
+    );
+}
