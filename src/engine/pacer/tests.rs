@@ -1829,9 +1829,9 @@ fn a_learned_cycle_is_narrowed_by_one_probe_per_cycle() {
     for i in 0..4 {
         send(&mut pacer, &mut seq, back + ms(i), true);
     }
-    let (lo, hi) = (1.001, 3.000);
+    let (lo, hi): (f64, f64) = (1.001, 3.000);
     // The first probe: √(lo · hi) after the first of that burst answered.
-    let probe = back + ms(1) + Duration::from_secs_f64((lo * hi as f64).sqrt());
+    let probe = back + ms(1) + Duration::from_secs_f64((lo * hi).sqrt());
     assert!(pacer.admit(probe - ms(2), Some(seq)).is_err());
     assert!(pacer.admit(probe + ms(1), Some(seq + 1)).is_ok());
     assert!(pacer.admit(probe + ms(1), Some(seq + 2)).is_err(), "alone");
@@ -1850,7 +1850,7 @@ fn a_learned_cycle_is_narrowed_by_one_probe_per_cycle() {
     }
     // The next probe, at √(√(lo · hi) · hi), is admitted: the cycle is no
     // longer, and the rest of the burst follows at once.
-    let lo = (lo * hi as f64).sqrt();
+    let lo = (lo * hi).sqrt();
     let probe = next + ms(1) + Duration::from_secs_f64((lo * hi).sqrt());
     assert!(pacer.admit(probe - ms(2), Some(seq)).is_err());
     send(&mut pacer, &mut seq, probe + ms(1), true);
