@@ -201,6 +201,39 @@ impl Case {
     }
 
     /// The time one unit of the quota takes to come back at its rate.
+    /// `limit` per `window` of `kind` behind `style`, as the demo lab
+    /// runs it: a 1 ms round trip (±20 %), an exact timer, phase 0,
+    /// whole seconds rounded up, nothing changing and nobody else.
+    pub fn plain(
+        seed: u64,
+        kind: Kind,
+        style: Style,
+        limit: u32,
+        window: f64,
+        concurrency: usize,
+        successes: u64,
+    ) -> Self {
+        Case {
+            seed,
+            kind,
+            style,
+            rounding: Rounding::Up,
+            limit,
+            window,
+            phase: 0.0,
+            rtt: 0.001,
+            jitter: 0.2,
+            server_tick: 0.0,
+            concurrency,
+            successes,
+            change: None,
+            other: None,
+            slow_refusals: false,
+            service: 0.0,
+            tokens: None,
+        }
+    }
+
     pub fn unit_time(&self) -> f64 {
         self.window / f64::from(self.limit)
     }
@@ -218,25 +251,7 @@ pub fn leg(rtt: f64, spread: f64) -> f64 {
 
 /// The operating points a user reported (issue 32's table), as cases.
 pub fn reported() -> Vec<(&'static str, Case)> {
-    let base = |seed, kind, style, limit, window: f64, concurrency, successes| Case {
-        seed,
-        kind,
-        style,
-        rounding: Rounding::Up,
-        limit,
-        window,
-        phase: 0.0,
-        rtt: 0.001,
-        jitter: 0.2,
-        server_tick: 0.0,
-        concurrency,
-        successes,
-        change: None,
-        other: None,
-        slow_refusals: false,
-        service: 0.0,
-        tokens: None,
-    };
+    let base = Case::plain;
     vec![
         (
             "concurrency 2, 200 ms service, Retry-After 1 s; c=4",

@@ -105,7 +105,7 @@ impl Cycle {
     /// Whether the `burst` latest sends remembered all left at `from` or
     /// later (the cycle rule times the next send from them).
     pub(super) fn sent_since(&self, burst: f64, from: Instant) -> bool {
-        let (burst, _) = scaled(burst, Duration::ZERO);
+        let burst = remembered(burst);
         self.sends
             .iter()
             .rev()
@@ -147,6 +147,12 @@ fn scaled(burst: f64, period: Duration) -> (usize, Duration) {
         let share = MAX_REMEMBERED as f64 / burst;
         (MAX_REMEMBERED, period.mul_f64(share))
     }
+}
+
+/// The sends of a `burst` the rule counts: [`scaled`]'s, at least 1 and at
+/// most [`MAX_REMEMBERED`].
+fn remembered(burst: f64) -> usize {
+    burst.max(1.0).min(MAX_REMEMBERED as f64) as usize
 }
 
 #[cfg(test)]

@@ -7,17 +7,18 @@
 //! the success that measured it. It is as loose as the search that found
 //! that success: after a bare refusal the scope retries 1 s later and
 //! doubles its pause at each refusal in a row (`Config::unhinted_wait`),
-//! retrying 1 s, 3 s, 7 s… after the refusal, so the success may come
-//! three times as late as the retry refused before it. That retry gave the
+//! retrying 1 s, 3 s, 7 s… after the refusal, so the success may come up
+//! to three times as late as the retry refused before it. That retry gave the
 //! lower bound `lo`: the window is longer than the span from the burst's
 //! first success to that refusal (a window opened no earlier than that
 //! success, a sliding log's first unit comes back a window after it, and
 //! an aligned window's burst shares its window with a retry refused in
 //! it).
 //!
-//! Paced at `hi` for good, the demo server's sliding window counter of
-//! 20 per 1 s, whose retry came 2 ms short of its next unit at 1.04 s, was
-//! spent once per 3.2 s: 13.0 s for 100 successes, 2.5 times its floor.
+//! Paced at `hi` for good, a sliding window counter of 20 per 1 s (the
+//! demo server's, in the sweep's harness), whose retry came 2 ms short of
+//! its next unit at 1.04 s, was spent once per 3.2 s: 13.0 s for 100
+//! successes, 2.5 times its floor.
 //! Paced at `lo`, bursts would be refused whenever the window is longer.
 //! So while the interval is wide, a cycle opens with one send alone at its
 //! geometric midpoint
