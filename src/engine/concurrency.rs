@@ -244,6 +244,11 @@ impl ConcurrencyLimit {
             .clamp(Duration::from_millis(1), Duration::from_secs(1))
     }
 
+    /// When send `seq` left, while it is in flight.
+    pub(crate) fn sent_at(&self, seq: u64) -> Option<Instant> {
+        self.outstanding.get(&seq).map(|(at, _)| *at)
+    }
+
     pub(crate) fn sent(&mut self, seq: u64, now: Instant) {
         let others = self.outstanding.len() as u32;
         self.outstanding.insert(seq, (now, others));

@@ -356,6 +356,10 @@ impl ScopeState {
             seq: Some(seq),
             fixed_window: quota.fixed_window(),
             lead: self.window_lead(),
+            age: self
+                .concurrency
+                .sent_at(seq)
+                .map_or(Duration::ZERO, |sent| now.saturating_duration_since(sent)),
         };
         // A `used/size` quota's drain is measured (`drain.rs`); the parser's
         // assumed one is the prior. The header states no reset: the time to

@@ -299,6 +299,22 @@ fn assert_within_bounds(seeds: &[u64], kind: Option<limiter::Kind>, style: Optio
     }
 }
 
+/// A clock-aligned window behind `X-RateLimit-*` whose first window was
+/// partial: seed 96, 2 per 127 s at c=1, the first request 59 s into a
+/// window. The probe that shows it a window is refused with `Retry-After`
+/// seconds, whose end, 68 s after the burst, was taken for the window's
+/// length; every later window's reset said 126 s, and each was probed at
+/// 68 s and refused (14 sent for 10 successes). A reading whose reset says
+/// the window is surely open past the length's end refutes the length
+/// (`pacer/window.rs`). Seeds 1399 (a window opened by the first request,
+/// 30 per 46 s, then 15) and 1575 (a clock's window of 20 per 3.6 s, then
+/// 10), both at c=1 with a limit that drops mid-run, were out of bounds
+/// the same way (93 and 62 sent for 90 and 60).
+#[test]
+fn a_length_the_readings_outlast_is_refuted() {
+    assert_within_bounds(&[96, 1399, 1575], None, Some(style::Style::XRateLimitEpoch));
+}
+
 /// A clock-aligned window of 18 per 73 s in IETF fields, c=1, 54
 /// successes (seed 1714): its first reading, `17` and `t=69`, names a
 /// reset no bucket refilled at 18 per 73 s could (it is full in 4 s). Read

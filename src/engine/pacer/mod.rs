@@ -308,6 +308,9 @@ pub(crate) struct QuotaReading {
     /// to arrive), less their spread; zero before a refusal measured them
     /// (the engine's `ScopeState::window_lead`).
     pub(crate) lead: Duration,
+    /// How long before it was received the server may have stated it: the
+    /// round trip of the send it answers (zero when unknown).
+    pub(crate) age: Duration,
 }
 
 impl QuotaReading {
@@ -857,6 +860,7 @@ impl Pacer {
             None => low,
         };
         self.window.precision(reading.precision());
+        self.window.aged(reading.age);
         let window_end = self.window.read(now, raw_remaining, reading.reset, others);
         self.drawdown.read(reading.seq, self.window.surely_fresh());
         // First: a window without a stated rate that opens spent is probed

@@ -20,6 +20,7 @@ fn reading(
         reset_precision: None,
         seq: None,
         lead: Duration::ZERO,
+        age: Duration::ZERO,
         fixed_window: false,
     }
 }

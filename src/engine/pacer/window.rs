@@ -44,6 +44,18 @@
 //! 1 s window, c=4, 100 ms round trips: each window waited for the
 //! readings' end, up to 1.1 s late).
 //!
+//! **Refuted by a reading.** A length is an upper bound of a window's span
+//! only if the window opened at the burst that measured it. A clock's
+//! window whose first was partial (the first request 59 s into a window
+//! of 127 s) measures less: its hint ended 68 s after the burst. A reading
+//! whose reset says the current window is surely open past its opening
+//! plus the length refutes it: the reset was stated at most the reading's
+//! round trip before it arrived, and is late by at most its precision,
+//! never less than the rounding second (and `OFF_GRID`) the candidate
+//! rule below allows a length's window in its reset: the window is open
+//! until at least `received − round trip + reset − precision`. The readings' end stands, and a later refusal's hint may
+//! measure the length again (from a burst that opened its window).
+//!
 //! **Beside whole-second resets** (`RateLimit-Reset: 1`) a precise hint
 //! tells no window off the grid: a clock-aligned window's burst starts
 //! mid-window, and its hint's end less the burst's first success measures
@@ -134,6 +146,9 @@ pub(super) struct Window {
     /// How far the last reading's reset may be from the truth (whole
     /// seconds: [`ROUNDING`]; an epoch read against `Date`: two seconds).
     reset_precision: Duration,
+    /// How long before it was received the last reading may have been
+    /// stated: its send's round trip.
+    reading_age: Duration,
     /// The quota comes back piecemeal, as our own sends leave a sliding
     /// log: a new window's reading showed fewer units than a fixed window
     /// would hold.
@@ -152,6 +167,12 @@ impl Window {
     /// The next reading's reset may be `precision` from the truth.
     pub(super) fn precision(&mut self, precision: Duration) {
         self.reset_precision = precision;
+    }
+
+    /// The next reading may have been stated up to `age` before it was
+    /// received (its send's round trip).
+    pub(super) fn aged(&mut self, age: Duration) {
+        self.reading_age = age;
     }
 
     /// Whether `reset` names its instant finer than a second: not whole
@@ -485,6 +506,7 @@ impl Window {
             (Some(known), Some(end)) => Some(known.min(end)),
             (known, end) => known.or(end),
         };
+        self.refute_length(now, reset);
         // Off the grid, the window is over its length after it opened (its
         // first reading came after its first request reached the server).
         if let (Some(opened), Some(length)) = (self.opened, self.length) {
@@ -492,6 +514,26 @@ impl Window {
             self.ends_at = Some(self.ends_at.map_or(by_length, |e| e.min(by_length)));
         }
         self.ends_at
+    }
+}
+
+impl Window {
+    /// A reading received at `now` whose `reset` says the current window
+    /// is surely open beyond its length's end refutes the length (module
+    /// docs, "Refuted by a reading"): the reset was stated at most the
+    /// reading's age before `now`, and is late by at most its precision,
+    /// or by the rounding second (and [`OFF_GRID`]) a length's window is
+    /// allowed in its reset (as [`Self::try_candidate`] allows it).
+    fn refute_length(&mut self, now: Instant, reset: Option<Duration>) {
+        let (Some(opened), Some(length), Some(reset)) = (self.opened, self.length, reset) else {
+            return;
+        };
+        let stated = now.checked_sub(self.reading_age).unwrap_or(now);
+        let precision = self.reset_precision.max(ROUNDING + OFF_GRID);
+        let open_until = later(stated, reset.saturating_sub(precision));
+        if open_until > later(opened, length) {
+            self.length = None;
+        }
     }
 }
 
@@ -602,6 +644,39 @@ mod tests {
             window.read(t0 + ms(4100), 19, Some(ms(1900)), 0),
             Some(t0 + ms(6000))
         );
+    }
+
+    #[test]
+    fn a_reading_open_past_the_length_s_end_refutes_it() {
+        let secs = Duration::from_secs;
+        let t0 = Instant::now();
+        let mut window = Window::default();
+        window.recognise();
+        window.precision(secs(2));
+        window.read(t0, 0, Some(secs(69)), 0);
+        // A whole-second hint ending 68 s after the burst measures a
+        // length beside resets read to two seconds.
+        window.hinted(t0 + ms(30), secs(68), true, Some(t0));
+        assert_eq!(window.length(), Some(secs(68)));
+        // The next window opens at 69 s and its reset says 126 s, stated
+        // within its 10 ms round trip: open past 69 s + 68 s by far.
+        let opened = t0 + secs(69);
+        window.aged(ms(10));
+        assert_eq!(
+            window.read(opened, 1, Some(secs(126)), 0),
+            Some(opened + secs(126))
+        );
+        assert_eq!(window.length(), None, "refuted");
+        // A reset within the length's end, its precision and round trip
+        // allowed for, does not refute it.
+        let mut kept = Window::default();
+        kept.recognise();
+        kept.precision(secs(2));
+        kept.read(t0, 0, Some(secs(69)), 0);
+        kept.hinted(t0 + ms(30), secs(68), true, Some(t0));
+        kept.aged(ms(10));
+        kept.read(opened, 1, Some(secs(70)), 0);
+        assert_eq!(kept.length(), Some(secs(68)));
     }
 
     #[test]
