@@ -696,6 +696,19 @@ mod tests {
         t + ms(2)
     }
 
+    #[test]
+    fn a_send_is_dated_while_in_flight() {
+        let t0 = Instant::now();
+        let mut model = ConcurrencyLimit::default();
+        model.sent(7, t0);
+        model.sent(8, t0 + ms(5));
+        assert_eq!(model.sent_at(7), Some(t0));
+        assert_eq!(model.sent_at(8), Some(t0 + ms(5)));
+        model.served(7, t0 + ms(9));
+        assert_eq!(model.sent_at(7), None, "answered: no longer in flight");
+        assert_eq!(model.sent_at(9), None, "never sent");
+    }
+
     /// Four sends at once to a server serving two (0 and 2) for 200 ms and
     /// refusing the others within a 2 ms round trip.
     /// Sends numbered from `base`.

@@ -667,16 +667,22 @@ mod tests {
             Some(opened + secs(126))
         );
         assert_eq!(window.length(), None, "refuted");
-        // A reset within the length's end, its precision and round trip
-        // allowed for, does not refute it.
-        let mut kept = Window::default();
-        kept.recognise();
-        kept.precision(secs(2));
-        kept.read(t0, 0, Some(secs(69)), 0);
-        kept.hinted(t0 + ms(30), secs(68), true, Some(t0));
-        kept.aged(ms(10));
-        kept.read(opened, 1, Some(secs(70)), 0);
-        assert_eq!(kept.length(), Some(secs(68)));
+        // A reset that names the length's end exactly once its precision
+        // (2 s) and round trip (10 ms) are allowed for does not refute it;
+        // 10 ms more, or no round trip allowed for, does.
+        let kept = |reset: Duration, age: Duration| {
+            let mut window = Window::default();
+            window.recognise();
+            window.precision(secs(2));
+            window.read(t0, 0, Some(secs(69)), 0);
+            window.hinted(t0 + ms(30), secs(68), true, Some(t0));
+            window.aged(age);
+            window.read(opened, 1, Some(reset), 0);
+            window.length() == Some(secs(68))
+        };
+        assert!(kept(secs(70) + ms(10), ms(10)));
+        assert!(!kept(secs(70) + ms(20), ms(10)));
+        assert!(!kept(secs(70) + ms(10), Duration::ZERO));
     }
 
     #[test]
