@@ -52,9 +52,10 @@
 //! plus the length refutes it: the reset was stated at most the reading's
 //! round trip before it arrived, and is late by at most its precision,
 //! never less than the rounding second (and `OFF_GRID`) the candidate
-//! rule below allows a length's window in its reset: the window is open
-//! until at least `received − round trip + reset − precision`. The readings' end stands, and a later refusal's hint may
-//! measure the length again (from a burst that opened its window).
+//! rule below allows a length's window in its reset. So the window is
+//! open until at least `received − round trip + reset − precision`. The
+//! readings' end stands, and a later refusal's hint may measure the length
+//! again (from a burst that opened its window).
 //!
 //! **Beside whole-second resets** (`RateLimit-Reset: 1`) a precise hint
 //! tells no window off the grid: a clock-aligned window's burst starts
@@ -515,9 +516,7 @@ impl Window {
         }
         self.ends_at
     }
-}
 
-impl Window {
     /// A reading received at `now` whose `reset` says the current window
     /// is surely open beyond its length's end refutes the length (module
     /// docs, "Refuted by a reading"): the reset was stated at most the
