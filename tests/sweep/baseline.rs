@@ -18,6 +18,10 @@ struct Before {
     elapsed: f64,
     ratio: f64,
     within: bool,
+    /// Beyond the gross bounds (printed since the baseline tool; read
+    /// from the ratio and the refusals in older output, which did not say
+    /// whether a case finished).
+    gross: bool,
 }
 
 /// Reads the case lines of an earlier run's output, by seed.
@@ -26,7 +30,7 @@ fn read(text: &str) -> BTreeMap<u64, Before> {
 }
 
 /// One case line: `Case { seed: N, .. } floor F sent S refused R elapsed E
-/// ratio X within B identified K`.
+/// ratio X within B identified K gross G`.
 fn parse(line: &str) -> Option<(u64, Before)> {
     let rest = line.strip_prefix("Case { seed: ")?;
     let seed = rest.split(',').next()?.trim().parse().ok()?;
@@ -36,14 +40,22 @@ fn parse(line: &str) -> Option<(u64, Before)> {
         let at = fields.iter().position(|field| *field == name)?;
         fields.get(at + 1).copied()
     };
+    let sent: u64 = value("sent")?.parse().ok()?;
+    let refused: u64 = value("refused")?.parse().ok()?;
+    let ratio: f64 = value("ratio")?.parse().ok()?;
+    let gross = value("gross").map_or_else(
+        || ratio > 2.0 || refused as f64 > 0.10 * sent.max(1) as f64,
+        |gross| gross == "true",
+    );
     Some((
         seed,
         Before {
-            sent: value("sent")?.parse().ok()?,
-            refused: value("refused")?.parse().ok()?,
+            sent,
+            refused,
             elapsed: value("elapsed")?.parse().ok()?,
-            ratio: value("ratio")?.parse().ok()?,
+            ratio,
             within: value("within")? == "true",
+            gross,
         },
     ))
 }
@@ -84,9 +96,11 @@ pub fn compare(results: &[Result], text: &str) -> String {
     let _ = writeln!(out, "against the baseline ({} seeds in both):", pairs.len());
     let _ = writeln!(
         out,
-        "  within {} -> {}; refused {} -> {}; above 2x {} -> {}",
+        "  within {} -> {}; gross {} -> {}; refused {} -> {}; above 2x {} -> {}",
         count(&|(_, b)| b.within),
         count(&|(result, _)| result.within_bounds()),
+        count(&|(_, b)| b.gross),
+        count(&|(result, _)| result.gross()),
         sum(&|(_, b)| b.refused),
         sum(&|(result, _)| result.outcome.refused),
         count(&|(_, b)| b.ratio > 2.0),
@@ -156,6 +170,9 @@ mod tests {
         assert!((before.elapsed - 451.789).abs() < 1e-9);
         assert!((before.ratio - 1.0).abs() < 1e-9);
         assert!(!before.within);
+        assert!(before.gross, "4 refused of 14: more than 10 %");
+        let printed = format!("{line} gross false");
+        assert!(!parse(&printed).expect("a case line").1.gross);
         assert!(parse("| token bucket | ietf | 37 |").is_none());
     }
 }

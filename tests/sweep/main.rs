@@ -186,7 +186,7 @@ fn report(results: &[Result]) {
     if std::env::var_os("COURTEOUS_SWEEP_CASES_OUT").is_some() {
         for result in results {
             println!(
-                "{:?} floor {:.3} sent {} refused {} elapsed {:.3} ratio {:.2} within {} identified {:?}",
+                "{:?} floor {:.3} sent {} refused {} elapsed {:.3} ratio {:.2} within {} identified {:?} gross {}",
                 result.case,
                 result.floor,
                 result.outcome.sent,
@@ -195,6 +195,7 @@ fn report(results: &[Result]) {
                 result.ratio(),
                 result.within_bounds(),
                 result.outcome.identified,
+                result.gross(),
             );
         }
     }
