@@ -60,6 +60,12 @@ fn parse(line: &str) -> Option<(u64, Before)> {
     ))
 }
 
+/// A ratio as the case lines print it (to hundredths), so that a ratio is
+/// compared with an earlier one at the same precision.
+fn printed(ratio: f64) -> f64 {
+    (ratio * 100.0).round() / 100.0
+}
+
 /// This run beside the earlier one's `text`, for the seeds both ran.
 pub fn compare(results: &[Result], text: &str) -> String {
     let before = read(text);
@@ -104,7 +110,7 @@ pub fn compare(results: &[Result], text: &str) -> String {
         sum(&|(_, b)| b.refused),
         sum(&|(result, _)| result.outcome.refused),
         count(&|(_, b)| b.ratio > 2.0),
-        count(&|(result, _)| result.ratio() > 2.0),
+        count(&|(result, _)| printed(result.ratio()) > 2.0),
     );
     let _ = writeln!(
         out,
