@@ -85,9 +85,10 @@ pub fn compare(results: &[Result], text: &str) -> String {
     };
     let changed: Vec<&(&Result, Before)> = pairs
         .iter()
+        // Elapsed times are printed to the millisecond.
         .filter(|(result, b)| {
             result.outcome.sent != b.sent
-                || format!("{:.3}", result.outcome.elapsed) != format!("{:.3}", b.elapsed)
+                || (result.outcome.elapsed * 1e3).round() != (b.elapsed * 1e3).round()
         })
         .collect();
     // Ratios printed to hundredths; a job within the burst has a ratio of

@@ -200,7 +200,6 @@ impl Case {
         case
     }
 
-    /// The time one unit of the quota takes to come back at its rate.
     /// `limit` per `window` of `kind` behind `style`, as the demo lab
     /// runs it: a 1 ms round trip (±20 %), an exact timer, phase 0,
     /// whole seconds rounded up, nothing changing and nobody else.
@@ -234,6 +233,7 @@ impl Case {
         }
     }
 
+    /// The time one unit of the quota takes to come back at its rate.
     pub fn unit_time(&self) -> f64 {
         self.window / f64::from(self.limit)
     }

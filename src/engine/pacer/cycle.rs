@@ -141,16 +141,16 @@ impl Cycle {
 /// sends at the same rate.
 fn scaled(burst: f64, period: Duration) -> (usize, Duration) {
     let burst = burst.max(1.0);
-    if burst <= MAX_REMEMBERED as f64 {
-        (burst as usize, period)
+    let period = if burst <= MAX_REMEMBERED as f64 {
+        period
     } else {
-        let share = MAX_REMEMBERED as f64 / burst;
-        (MAX_REMEMBERED, period.mul_f64(share))
-    }
+        period.mul_f64(MAX_REMEMBERED as f64 / burst)
+    };
+    (remembered(burst), period)
 }
 
-/// The sends of a `burst` the rule counts: [`scaled`]'s, at least 1 and at
-/// most [`MAX_REMEMBERED`].
+/// The sends of a `burst` the rule counts: at least 1 and at most
+/// [`MAX_REMEMBERED`].
 fn remembered(burst: f64) -> usize {
     burst.max(1.0).min(MAX_REMEMBERED as f64) as usize
 }
