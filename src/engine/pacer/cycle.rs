@@ -102,6 +102,12 @@ impl Cycle {
             .count()
     }
 
+    /// How many sends remembered left at `from` or later and hold a unit
+    /// (refused ones are forgotten).
+    pub(super) fn count_since(&self, from: Instant) -> usize {
+        self.sends.iter().filter(|s| s.sent >= from).count()
+    }
+
     /// Whether the `burst` latest sends remembered all left at `from` or
     /// later (the cycle rule times the next send from them).
     pub(super) fn sent_since(&self, burst: f64, from: Instant) -> bool {
@@ -226,5 +232,21 @@ mod tests {
         );
         assert_eq!(scaled(0.0, ms(5)), (1, ms(5)));
         assert_eq!(scaled(f64::INFINITY, ms(5)), (MAX_REMEMBERED, ms(0)));
+    }
+
+    #[test]
+    fn sends_since_an_instant_are_counted_from_when_they_left() {
+        let t0 = Instant::now();
+        let mut cycle = Cycle::default();
+        cycle.record(t0, Some(1));
+        cycle.record(t0 + ms(100), Some(2));
+        cycle.record(t0 + ms(200), Some(3));
+        cycle.answered(1, t0 + ms(500));
+        assert_eq!(cycle.count_since(t0), 3);
+        // Sent before `from`, answered after it: not counted.
+        assert_eq!(cycle.count_since(t0 + ms(100)), 2);
+        assert_eq!(cycle.count_since(t0 + ms(201)), 0);
+        cycle.forget(3);
+        assert_eq!(cycle.count_since(t0 + ms(100)), 1);
     }
 }

@@ -9,7 +9,7 @@
 //! | sliding log, policy stated or a window length measured by a precise hint | a window as above, whose next one opens short of the limit, or counts fewer of our sends than it, while nobody else was ever seen | at most `limit` of our sends in any `w`, each counted from its answer, and the units a reading reports (below, 7; `cycle.rs`) |
 //! | sliding window counter, policy stated (two fixed windows, the previous weighted by its overlap) | a reset further than one window (`within_a_window`): no fixed window's end | the mirror refilled at `q / w`; once a lone client is refused, at `(q − 1) / w`, what the counter sustains (module docs, 6) |
 //! | quota without a window (`X-RateLimit-*`, legacy fields) | a probe at the linear-refill instant (`refill.rs`; a refusal once we had spent the quota teaches no rate before it) | the observed refill rate; a refused probe: fixed windows, as above, and, when the refusal's precise hint ends well before the whole-second reset (or a later window's reset shows that it agreed by chance), windows of the length it measured (`window.rs`); a window ends at a refusal's precise hint ending over a second before the reset, or at its whole-second hint a second or more shorter than its own reset; a window opening spent (after a whole-second hint, any window opening short: no log is measured then): probed once more, a success paced at `limit − 1` per `limit` of the observed rate (a counter) |
-//! | no quota, hints that name the next unit (`retry_after_ms`, `Retry-After` of two seconds or more) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a spent burst, or once the burst comes back faster than one unit per hint (`learned.rs`) |
+//! | no quota, hints that name the next unit (`retry_after_ms`, `Retry-After` of two seconds or more) | refusals only | the rate and burst learned from refusals (below, 2); a window once a second refusal ends a burst spent within the learned cycle, or once the burst comes back faster than one unit per hint (`learned.rs`) |
 //! | no quota, `Retry-After` of one second or bare 429s | a refused burst, then a success after the wait | the burst once per learned cycle, from the first success of each (below, 2; `learned.rs`) |
 //! | concurrency limit: at most K requests in service (the engine's `concurrency.rs`, beside this pacer) | refusals outlasted by sends of ours served longer than a refusal's round trip allows; refuted by a lone send refused, or by a precise hint outlasting every service of ours | at most K of ours in flight; a refusal it explains waits its own hint, pausing nobody; a rate learned only from its refusals is dropped |
 //! | a leaky bucket read as `used/size` (Shopify's call limit; the engine's `drain.rs`, beside this pacer) | its header | a policy of `size` per `size / r`, `r` the drain the readings measure (the parser's assumed drain a prior), no reset; while a drain is measured, a fixed window or sliding log recognised before is set aside |
@@ -1275,13 +1275,25 @@ impl Pacer {
             Refill::Unknown | Refill::Windowed | Refill::Stated => {}
         }
         // Without quota numbers: refused again (with a hint) after spending
-        // most of the burst learned from the first refusal, the units come
-        // back at once (a window), not at the rate; from now on, burst then
-        // wait. (Bare refusals: see `on_success`.)
-        let burst_spent = self
-            .learned
-            .capacity()
-            .is_some_and(|c| self.learned.successes_since_throttle() as f64 >= c * BURST_SPENT);
+        // most of the burst learned from the first refusal within the
+        // learned cycle, the units come back at once (a window), not at the
+        // rate; from now on, burst then wait. The cycle bounds the window's
+        // length (to the hints' grain and the round trip's spread), so a
+        // window refuses only sends within one cycle of a burst that spent
+        // it: a refusal after that burst was spread over more than a cycle
+        // (paced at a measured rate, a unit's time too fast) says the rate
+        // erred, not that a window came. (Bare refusals: see `on_success`.)
+        let burst_spent = self.learned.capacity().is_some_and(|c| {
+            let spent = self.learned.successes_since_throttle() as f64 >= c * BURST_SPENT;
+            let in_cycle = self.learned.period().is_none_or(|period| {
+                let span = period
+                    .saturating_add(self.learned.grain())
+                    .saturating_add(spread);
+                let from = now.checked_sub(span).unwrap_or(now);
+                self.cycle.count_since(from) as f64 >= c * BURST_SPENT
+            });
+            spent && in_cycle
+        });
         if self.policy_capacity.is_none() && hint.is_some() && burst_spent {
             self.window.recognise();
         }
