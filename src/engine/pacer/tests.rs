@@ -1864,3 +1864,33 @@ fn a_learned_cycle_is_narrowed_by_one_probe_per_cycle() {
         "a burst of 4"
     );
 }
+
+/// Without quota numbers, a refusal ending half the learned burst or more
+/// spent within one learned cycle is a window's end; the same successes
+/// spread over more than a cycle (paced at the rate) say the rate erred.
+#[test]
+fn a_refusal_is_a_window_s_end_only_within_a_cycle_of_the_spent_burst() {
+    let t0 = Instant::now();
+    let hint = ms(700);
+    let back = t0 + hint;
+    // A burst of 4 refused with a precise hint (a cycle of 700 ms, known
+    // to the hints' 100 ms grain), then two successes one hint apart (no
+    // faster than a bucket's units), the second send `apart` after the
+    // first, and a refusal 50 ms after it.
+    let refused_after = |apart: Duration| {
+        let mut pacer = Pacer::default();
+        for _ in 0..4 {
+            pacer.on_success(t0, false);
+        }
+        pacer.on_throttle(t0, Some(Hint::stated(hint)), Duration::ZERO);
+        for at in [back, back + apart] {
+            pacer.cycle.record(at, None);
+            pacer.on_success(at, false);
+        }
+        let end = back + apart + ms(50);
+        pacer.on_throttle(end, Some(Hint::stated(ms(650))), Duration::ZERO);
+        pacer.kind()
+    };
+    assert_eq!(refused_after(hint), QuotaKind::FixedWindow);
+    assert_ne!(refused_after(ms(900)), QuotaKind::FixedWindow);
+}
