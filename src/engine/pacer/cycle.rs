@@ -102,10 +102,25 @@ impl Cycle {
             .count()
     }
 
-    /// How many sends remembered left at `from` or later and hold a unit
-    /// (refused ones are forgotten).
-    pub(super) fn count_since(&self, from: Instant) -> usize {
-        self.sends.iter().filter(|s| s.sent >= from).count()
+    /// Whether at least `sends` of ours that hold a unit (refused ones are
+    /// forgotten) left within `span` before `now`. More than are
+    /// remembered are judged at the same rate over a shorter span, as the
+    /// cycle rule paces a larger burst.
+    pub(super) fn sent_within(&self, now: Instant, sends: f64, span: Duration) -> bool {
+        let sends = sends.ceil().max(1.0);
+        let (sends, span) = if sends <= MAX_REMEMBERED as f64 {
+            (sends as usize, span)
+        } else {
+            (MAX_REMEMBERED, span.mul_f64(MAX_REMEMBERED as f64 / sends))
+        };
+        // A span reaching back past what the clock can name holds them all.
+        let from = now.checked_sub(span);
+        let within = self
+            .sends
+            .iter()
+            .filter(|s| from.is_none_or(|from| s.sent >= from))
+            .count();
+        within >= sends
     }
 
     /// Whether the `burst` latest sends remembered all left at `from` or
@@ -235,18 +250,39 @@ mod tests {
     }
 
     #[test]
-    fn sends_since_an_instant_are_counted_from_when_they_left() {
+    fn sends_within_a_span_are_counted_from_when_they_left() {
         let t0 = Instant::now();
         let mut cycle = Cycle::default();
         cycle.record(t0, Some(1));
         cycle.record(t0 + ms(100), Some(2));
         cycle.record(t0 + ms(200), Some(3));
         cycle.answered(1, t0 + ms(500));
-        assert_eq!(cycle.count_since(t0), 3);
-        // Sent before `from`, answered after it: not counted.
-        assert_eq!(cycle.count_since(t0 + ms(100)), 2);
-        assert_eq!(cycle.count_since(t0 + ms(201)), 0);
+        let now = t0 + ms(500);
+        assert!(cycle.sent_within(now, 3.0, ms(500)));
+        // Sent before the span, answered within it: not counted.
+        assert!(!cycle.sent_within(now, 3.0, ms(499)));
+        assert!(cycle.sent_within(now, 2.0, ms(400)));
+        // A fraction of a send is a whole one.
+        assert!(!cycle.sent_within(now, 2.5, ms(400)));
+        assert!(!cycle.sent_within(now, 1.0, ms(299)));
         cycle.forget(3);
-        assert_eq!(cycle.count_since(t0 + ms(100)), 1);
+        assert!(!cycle.sent_within(now, 2.0, ms(400)));
+        // A span longer than the clock's past holds every send.
+        assert!(cycle.sent_within(now, 2.0, Duration::MAX));
+    }
+
+    #[test]
+    fn more_sends_than_remembered_are_judged_at_the_same_rate() {
+        let t0 = Instant::now();
+        let mut cycle = Cycle::default();
+        // One send a millisecond, twice as many as are remembered.
+        for i in 0..2 * MAX_REMEMBERED as u64 {
+            cycle.record(t0 + ms(i), Some(i));
+        }
+        let now = t0 + ms(2 * MAX_REMEMBERED as u64);
+        // 512 sends within 512 ms: the latest 256 within 256 ms.
+        assert!(cycle.sent_within(now, 512.0, ms(512)));
+        // Not 512 within 500 ms: fewer than 256 within 250 ms.
+        assert!(!cycle.sent_within(now, 512.0, ms(500)));
     }
 }

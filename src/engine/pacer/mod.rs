@@ -1289,8 +1289,7 @@ impl Pacer {
                 let span = period
                     .saturating_add(self.learned.grain())
                     .saturating_add(spread);
-                let from = now.checked_sub(span).unwrap_or(now);
-                self.cycle.count_since(from) as f64 >= c * BURST_SPENT
+                self.cycle.sent_within(now, c * BURST_SPENT, span)
             });
             spent && in_cycle
         });
