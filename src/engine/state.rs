@@ -520,7 +520,9 @@ impl ScopeState {
         let mut waits_own = false;
         let until = if self.pause_from_seq.is_some_and(|from| seq < from) {
             // Sent before the last refusal paused the scope: no news, only
-            // a hint that may reach further.
+            // a hint that may reach further, and a unit the pacer reserved
+            // for it that it never took.
+            self.pacer.refused_in_flight();
             hint.map(|h| later(now, h))
         } else {
             let (pause, sooner) = self.pause_after_refusal(config, now, clamped, metered);

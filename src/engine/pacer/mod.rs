@@ -18,7 +18,12 @@
 //!
 //! The mirror is a token estimate `E` that refills at a rate and is spent one
 //! unit per send (so requests in flight are reserved: C concurrent tasks do
-//! not all spend the last unit). Where the numbers come from, best first:
+//! not all spend the last unit). A refusal empties it; a send that was in
+//! flight then and is refused too took no unit, and gives back the one
+//! reserved for it, up to that empty quota (`Pacer::refused_in_flight`:
+//! after a first burst of 8 at a limit of 2, five units reserved for
+//! sends that took none held the next send five units' time too long).
+//! Where the numbers come from, best first:
 //!
 //! 1. **The server's quota.** `remaining` re-syncs `E` after each response;
 //!    the policy (`limit` per `window`, e.g. `RateLimit-Policy: 20;w=1`)
@@ -1156,6 +1161,16 @@ impl Pacer {
             self.refusals += 1;
             self.promise.answered(Some(seq), false);
             self.cycle.forget(seq);
+        }
+    }
+
+    /// A send that was in flight when the last refusal came, refused too
+    /// (no news of the quota: that refusal said it was spent). It took no
+    /// unit, so the one the mirror still reserves for it comes back, up
+    /// to the empty quota that refusal left.
+    pub(crate) fn refused_in_flight(&mut self) {
+        if let Some(est) = self.estimate.as_mut().filter(|e| e.tokens < 0.0) {
+            est.tokens = (est.tokens + 1.0).min(0.0);
         }
     }
 

@@ -1894,3 +1894,28 @@ fn a_refusal_is_a_window_s_end_only_within_a_cycle_of_the_spent_burst() {
     assert_eq!(refused_after(hint), QuotaKind::FixedWindow);
     assert_ne!(refused_after(ms(900)), QuotaKind::FixedWindow);
 }
+
+/// A send in flight when the last refusal came, refused too, gives back
+/// the unit the mirror reserved for it, up to the empty quota; a mirror
+/// with units left is not lowered.
+#[test]
+fn a_send_refused_in_flight_gives_its_reserved_unit_back() {
+    let t0 = Instant::now();
+    let mut pacer = Pacer::default();
+    // 2 per 2 s; the reading leaves nothing and 3 of our sends in flight.
+    pacer.sync(t0, reading(0, 2, Some(Duration::from_secs(2)), None), 3);
+    assert_eq!(pacer.admit(t0, None), Err(ms(4020)));
+    pacer.refused_in_flight();
+    assert_eq!(pacer.admit(t0, None), Err(ms(3020)));
+    pacer.refused_in_flight();
+    pacer.refused_in_flight();
+    assert_eq!(pacer.admit(t0, None), Err(ms(1020)));
+    // No debt left to give back: nothing changes.
+    pacer.refused_in_flight();
+    assert_eq!(pacer.admit(t0, None), Err(ms(1020)));
+    let mut full = Pacer::default();
+    full.sync(t0, reading(2, 2, Some(Duration::from_secs(2)), None), 0);
+    full.refused_in_flight();
+    assert_eq!(full.admit(t0, None), Ok(()));
+    assert_eq!(full.admit(t0, None), Ok(()));
+}
