@@ -107,12 +107,7 @@ impl Cycle {
     /// remembered are judged at the same rate over a shorter span, as the
     /// cycle rule paces a larger burst.
     pub(super) fn sent_within(&self, now: Instant, sends: f64, span: Duration) -> bool {
-        let sends = sends.ceil().max(1.0);
-        let (sends, span) = if sends <= MAX_REMEMBERED as f64 {
-            (sends as usize, span)
-        } else {
-            (MAX_REMEMBERED, span.mul_f64(MAX_REMEMBERED as f64 / sends))
-        };
+        let (sends, span) = scaled(sends.ceil(), span);
         // A span reaching back past what the clock can name holds them all.
         let from = now.checked_sub(span);
         let within = self
